@@ -1,0 +1,1 @@
+"""The decision loop: tree state, tools, policies, answerers and traces."""

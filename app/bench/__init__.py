@@ -1,0 +1,1 @@
+"""Benchmark datasets, retrieval metrics, the judge and prompt optimisation."""

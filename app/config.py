@@ -1,0 +1,124 @@
+"""Settings, declared once.
+
+Each setting is a typed pydantic field with a default and a one-line description; the
+settings dialog and the README table are generated from this declaration. Values come
+from ``settings.json`` in the application-data folder, then ``LANTERN_<NAME>``
+environment variables.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+from pydantic import BaseModel, Field, ValidationError
+
+APP_NAME = "Lantern"
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def default_data_dir() -> Path:
+    """The platform's application-data folder (e.g. ~/Library/Application Support/Lantern)."""
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def default_library_dir() -> Path:
+    return default_data_dir() / "library"
+
+
+def default_models_dir() -> Path:
+    return default_data_dir() / "models"
+
+
+class Settings(BaseModel):
+    """Every user-adjustable setting of Lantern."""
+
+    model_config = {"validate_assignment": True, "extra": "ignore"}
+
+    library_dir: Path = Field(
+        default_factory=default_library_dir,
+        description="Folder holding the library database, page images and traces.",
+    )
+    models_dir: Path = Field(
+        default_factory=default_models_dir,
+        description="Folder where downloaded model weights are kept.",
+    )
+    embedder: str = Field(
+        default="minilm",
+        description="Text embedder: 'minilm' (bundled all-MiniLM-L6-v2) or a local model folder.",
+    )
+    ocr_engine: str = Field(
+        default="auto",
+        description="OCR engine for scanned pages: 'auto', 'rapidocr', 'vision' (macOS) or 'none'.",
+    )
+    ocr_dpi: int = Field(default=200, ge=72, le=600, description="Resolution pages are OCR'd at.")
+    thumbnail_width: int = Field(
+        default=240, ge=64, le=1024, description="Width in pixels of page thumbnails."
+    )
+    render_zoom: float = Field(
+        default=2.0, ge=0.5, le=6.0, description="Zoom of full-page renders (1.0 = 72 dpi)."
+    )
+    chunk_chars: int = Field(
+        default=900, ge=200, le=4000, description="Largest chunk, in characters."
+    )
+    chunk_overlap_lines: int = Field(
+        default=1, ge=0, le=5, description="Lines repeated between consecutive chunks."
+    )
+    llm: str = Field(
+        default="", description="LLM for answers and decisions (model id or folder); empty = no-LLM."
+    )
+    vlm: str = Field(default="", description="Vision-language model for reading page images.")
+    colqwen: str = Field(
+        default="", description="ColQwen model for visual page search; empty = text search only."
+    )
+    memory_budget_gb: float = Field(
+        default=12.0, ge=1.0, le=512.0, description="Most memory loaded models may use together."
+    )
+    max_steps: int = Field(default=6, ge=1, le=20, description="Most agent steps per question.")
+
+    @classmethod
+    def describe(cls) -> list[tuple[str, str, str]]:
+        """(name, default, description) for every setting, for the dialog and the README."""
+        rows = []
+        for name, info in cls.model_fields.items():
+            default = info.get_default(call_default_factory=True)
+            rows.append((name, str(default), info.description or ""))
+        return rows
+
+
+def settings_path() -> Path:
+    return Path(os.environ.get("LANTERN_SETTINGS", default_data_dir() / "settings.json"))
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Read settings.json, then LANTERN_* variables, then explicit overrides (None is skipped)."""
+    data: dict[str, Any] = {}
+    path = settings_path()
+    if path.is_file():
+        try:
+            data.update(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise SettingsError(f"{path}: cannot read settings ({exc})") from exc
+    for name in Settings.model_fields:
+        env = os.environ.get(f"LANTERN_{name.upper()}")
+        if env is not None:
+            data[name] = env
+    data.update({k: v for k, v in overrides.items() if v is not None})
+    try:
+        return Settings(**data)
+    except ValidationError as exc:
+        raise SettingsError(f"invalid settings: {exc}") from exc
+
+
+def save_settings(settings: Settings) -> Path:
+    path = settings_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(settings.model_dump_json(indent=2), encoding="utf-8")
+    return path
+
+
+class SettingsError(Exception):
+    """Settings could not be read or are invalid."""

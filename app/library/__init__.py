@@ -1,0 +1,1 @@
+"""The manual library: extraction, OCR, chunking, embedding, page images and the store."""

@@ -1,0 +1,1 @@
+"""Finding the pages and regions that answer a question: text (hybrid) and visual search."""

@@ -1,0 +1,1 @@
+"""Local models: registry, MLX LLM/VLM backends, ColQwen, and the DSPy bridge."""

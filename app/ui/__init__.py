@@ -1,0 +1,1 @@
+"""Qt widgets. The only package that imports PySide6."""
