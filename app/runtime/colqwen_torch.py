@@ -1,0 +1,224 @@
+"""ColQwen2.5 through colpali-engine and torch: the reference backend.
+
+Used on Linux (and anywhere MLX is not), and on a Mac for vidore's LoRA adapter folders,
+which peft can apply to their base model here. Everything heavy is imported on first use.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+import os
+import sys
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from app.runtime.colqwen import (
+    Availability,
+    ColQwenOptions,
+    ColQwenUnavailable,
+    PageEmbedding,
+    adapter_base,
+    fit_image,
+    missing_weights_reason,
+    page_embedding_from_tokens,
+    resolve_model_path,
+)
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+_TV_MODULE = "transformers.models.qwen2_vl.image_processing_qwen2_vl"
+_PIL_MODULE = "transformers.models.qwen2_vl.image_processing_pil_qwen2_vl"
+
+
+def torchvision_usable() -> bool:
+    """True when torchvision imports (on Linux CI it is deliberately absent)."""
+    if importlib.util.find_spec("torchvision") is None:
+        return False
+    try:
+        import torchvision  # noqa: F401
+    except Exception:
+        return False
+    return True
+
+
+@functools.cache
+def install_torchvision_shim() -> bool:
+    """Let colpali-engine import without torchvision; True when the shim was needed.
+
+    colpali's processors import ``smart_resize`` from transformers' torchvision-backed
+    Qwen2-VL image module; the PIL-backed module defines the same function, so it stands
+    in. With torchvision present (macOS) nothing is touched.
+    """
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    if torchvision_usable():
+        return False
+    import importlib
+
+    sys.modules.setdefault(_TV_MODULE, importlib.import_module(_PIL_MODULE))
+    return True
+
+
+@functools.cache
+def _pil_processor_class() -> type:
+    from colpali_engine.models import ColQwen2_5_Processor
+
+    class PilColQwen2_5Processor(ColQwen2_5_Processor):  # type: ignore[misc]
+        """colpali's processor built from parts; skips the class check that needs torchvision."""
+
+        def check_argument_for_proper_class(self, argument_name: str, argument: Any) -> type:
+            return type(argument)
+
+    return PilColQwen2_5Processor
+
+
+def build_processor(path: Path, options: ColQwenOptions) -> Any:
+    """colpali-engine's ColQwen2.5 processor for ``path``, capped at the options' pixel budget."""
+    shimmed = install_torchvision_shim()
+    if shimmed:
+        from transformers import AutoTokenizer
+        from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import (
+            Qwen2VLImageProcessorPil,
+        )
+
+        tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+        image_processor = Qwen2VLImageProcessorPil.from_pretrained(path, local_files_only=True)
+        processor = _pil_processor_class()(
+            image_processor=image_processor, tokenizer=tokenizer, video_processor=None
+        )
+    else:
+        from colpali_engine.models import ColQwen2_5_Processor
+
+        processor = ColQwen2_5_Processor.from_pretrained(path, local_files_only=True)
+    ip = processor.image_processor
+    budget = options.max_visual_tokens * (ip.patch_size * ip.merge_size) ** 2
+    ip.size["longest_edge"] = min(int(ip.size.get("longest_edge") or budget), budget)
+    return processor
+
+
+def read_torch_config(path: Path) -> Any:
+    """The Qwen2.5-VL config of a ColQwen folder.
+
+    ``Qwen2_5_VLConfig.from_pretrained`` on a folder whose model_type is ``colqwen2_5``
+    silently builds a wrong text config, so the dict is read with the type forced.
+    """
+    from transformers import Qwen2_5_VLConfig
+
+    raw = json.loads((path / "config.json").read_text())
+    return Qwen2_5_VLConfig.from_dict({**raw, "model_type": "qwen2_5_vl"})
+
+
+def load_torch_model(path: Path, options: ColQwenOptions, models_dir: Path | None) -> Any:
+    """ColQwen2_5 in eval mode from a merged folder, or base + LoRA adapter merged in memory."""
+    import torch
+    from colpali_engine.models import ColQwen2_5
+
+    base = adapter_base(path)
+    weights = path
+    if base is not None:
+        resolved = resolve_model_path(base, models_dir) if base else None
+        if resolved is None:
+            raise ColQwenUnavailable(f"adapter {path} needs its base model {base!r}, not found")
+        weights = resolved
+    dtype = getattr(torch, options.dtype)
+    model = ColQwen2_5.from_pretrained(
+        weights, config=read_torch_config(weights), dtype=dtype, local_files_only=True
+    )
+    if base is not None:
+        from peft import PeftModel
+
+        model = PeftModel.from_pretrained(model, path, local_files_only=True).merge_and_unload()
+    return model.eval()
+
+
+class TorchColQwen:
+    """A lazy colpali-engine ColQwen2.5; embeds one page at a time (no padding, low memory)."""
+
+    name = "torch"
+
+    def __init__(
+        self,
+        spec: str,
+        path: Path | None,
+        options: ColQwenOptions | None = None,
+        *,
+        models_dir: Path | None = None,
+    ) -> None:
+        self.spec = spec
+        self.path = path
+        self.options = options or ColQwenOptions()
+        self.models_dir = models_dir
+        self._model: Any = None
+        self._processor: Any = None
+        self._error = ""
+        self._lock = threading.Lock()
+
+    def available(self) -> Availability:
+        """Cheap check (no import of torch): weights found, packages present, no failed load."""
+        reason = self._error or missing_weights_reason(self.spec, self.path)
+        needed = ["torch", "colpali_engine"]
+        if self.path is not None and adapter_base(self.path) is not None:
+            needed.append("peft")
+        missing = [m for m in needed if importlib.util.find_spec(m) is None]
+        if not reason and missing:
+            reason = f"missing Python packages: {', '.join(missing)}"
+        return Availability(not reason, reason)
+
+    def _ensure(self) -> tuple[Any, Any]:
+        with self._lock:
+            if self._model is None:
+                state = self.available()
+                if not state:
+                    raise ColQwenUnavailable(state.reason)
+                assert self.path is not None
+                try:
+                    self._processor = build_processor(self.path, self.options)
+                    self._model = load_torch_model(self.path, self.options, self.models_dir)
+                except ColQwenUnavailable as exc:
+                    self._error = str(exc)
+                    raise
+                except Exception as exc:  # a broken folder must not break the app
+                    self._error = f"cannot load ColQwen from {self.path}: {exc}"
+                    raise ColQwenUnavailable(self._error) from exc
+            return self._model, self._processor
+
+    def embed_queries(self, texts: list[str]) -> list[np.ndarray]:
+        """One (n_tokens, dim) array per text, as colpali-engine embeds queries."""
+        import torch
+
+        model, processor = self._ensure()
+        out = []
+        for text in texts:
+            batch = processor.process_queries([text])
+            with torch.inference_mode():
+                emb = model(**batch)[0]
+            out.append(emb.float().numpy().astype(np.float32))
+        return out
+
+    def embed_images(self, images: list[Image.Image]) -> list[PageEmbedding]:
+        """One PageEmbedding per image; large pages are downscaled to the pixel budget."""
+        import torch
+
+        model, processor = self._ensure()
+        ip = processor.image_processor
+        out = []
+        for image in images:
+            batch = processor.process_images([fit_image(image, ip.size["longest_edge"])])
+            with torch.inference_mode():
+                emb = model(**batch)[0]
+            _, gh, gw = (int(v) for v in batch["image_grid_thw"][0])
+            grid = (gh // ip.merge_size, gw // ip.merge_size)
+            out.append(
+                page_embedding_from_tokens(
+                    emb.float().numpy(),
+                    batch["input_ids"][0].numpy(),
+                    int(model.config.image_token_id),
+                    grid,
+                )
+            )
+        return out
