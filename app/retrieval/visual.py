@@ -1,0 +1,362 @@
+"""Visual page search: ColQwen multi-vectors stored per page, ranked by MaxSim.
+
+Each page's patch vectors live in ``page_visual`` as a float16 blob (half the size, and
+MaxSim moves by ~1e-3 at most), beside a mean-pooled, normalised float32 vector. A search
+ranks every page by the pooled vector against the query's summed token vectors (one small
+matrix product, held in memory), rescores the best ``candidates`` pages with exact MaxSim,
+and lays the winners' similarity maps on the page to find the regions that matched.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from app.library.models import Box
+from app.runtime.colqwen import Availability, ColQwenBackend, PageEmbedding
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+    from app.library.store import Store
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class VisualHit:
+    """A page that matched a query.
+
+    Attributes:
+        score: MaxSim, the sum over query tokens of each token's best page cosine.
+        confidence: MaxSim divided by the number of query tokens, clipped to 0..1: the mean
+            best cosine, comparable across queries of different lengths.
+        standout: how many robust standard deviations the page sits above the other
+            candidates (0 when there are too few to tell); a strong hit stands out.
+        regions: boxes in PDF points where the page matched best, strongest first.
+    """
+
+    document_id: int
+    page: int
+    score: float
+    confidence: float
+    standout: float
+    regions: tuple[Box, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class EmbedProgress:
+    """Progress of embedding the pages that have no visual vectors yet."""
+
+    done: int
+    total: int
+    eta_seconds: float | None
+    document_id: int
+    page: int
+    error: str = ""
+
+
+def maxsim_scores(query: np.ndarray, pages: Iterable[np.ndarray]) -> np.ndarray:
+    """MaxSim of one query (n_tokens, dim) against each page's (n_vectors, dim) vectors."""
+    q = np.ascontiguousarray(query, dtype=np.float32)
+    return np.array([float((q @ p.astype(np.float32).T).max(axis=1).sum()) for p in pages])
+
+
+def pooled_vector(vectors: np.ndarray) -> np.ndarray:
+    """The normalised mean of a page's vectors: its single-vector summary for the first pass."""
+    mean = vectors.astype(np.float32).mean(axis=0)
+    return mean / max(float(np.linalg.norm(mean)), 1e-12)
+
+
+def first_pass(pooled: np.ndarray, query: np.ndarray, n: int) -> np.ndarray:
+    """Row indices of the ``n`` pages whose pooled vector best matches the summed query."""
+    scores = pooled @ query.astype(np.float32).sum(axis=0)
+    if n >= len(scores):
+        return np.argsort(-scores)
+    top = np.argpartition(-scores, n)[:n]
+    return top[np.argsort(-scores[top])]
+
+
+def patch_scores(query: np.ndarray, embedding: PageEmbedding) -> np.ndarray:
+    """A (h, w) map of how well each patch matches the query.
+
+    A patch scores the best similarity any query token has with it, measured above that
+    token's median over the page: some tokens (padding, prompt) resemble every patch, and
+    subtracting their level keeps them from lighting the whole page.
+    """
+    sim = query.astype(np.float32) @ embedding.patch_vectors.astype(np.float32).T
+    lifted = sim - np.median(sim, axis=1, keepdims=True)
+    return np.clip(lifted, 0.0, None).max(axis=0).reshape(embedding.grid)
+
+
+def _components(mask: np.ndarray) -> list[list[tuple[int, int]]]:
+    """8-connected groups of True cells (the grids are small: a plain flood fill will do)."""
+    seen = np.zeros_like(mask, dtype=bool)
+    groups = []
+    for r0, c0 in zip(*np.nonzero(mask), strict=True):
+        if seen[r0, c0]:
+            continue
+        stack, group = [(int(r0), int(c0))], []
+        seen[r0, c0] = True
+        while stack:
+            r, c = stack.pop()
+            group.append((r, c))
+            for rr in range(max(r - 1, 0), min(r + 2, mask.shape[0])):
+                for cc in range(max(c - 1, 0), min(c + 2, mask.shape[1])):
+                    if mask[rr, cc] and not seen[rr, cc]:
+                        seen[rr, cc] = True
+                        stack.append((rr, cc))
+        groups.append(group)
+    return groups
+
+
+def map_regions(
+    scores: np.ndarray, page_size: tuple[float, float], threshold: float = 0.6, most: int = 3
+) -> tuple[Box, ...]:
+    """Boxes in PDF points around the hot parts of a patch-score map, strongest first.
+
+    A patch is hot when it is ``threshold`` of the way from the map's median to its max;
+    connected hot patches form a region, and regions with under a quarter of the best
+    one's total score are dropped as noise.
+    """
+    lo, hi = float(np.median(scores)), float(scores.max())
+    if hi - lo < 1e-6:
+        return ()
+    groups = _components(scores >= lo + threshold * (hi - lo))
+    weights = [sum(float(scores[r, c]) for r, c in g) for g in groups]
+    order = sorted(range(len(groups)), key=lambda i: -weights[i])
+    (h, w), (width, height) = scores.shape, page_size
+    boxes = []
+    for i in order[:most]:
+        if weights[i] < 0.25 * weights[order[0]]:
+            break
+        rows, cols = [r for r, _ in groups[i]], [c for _, c in groups[i]]
+        boxes.append(
+            (
+                round(min(cols) / w * width, 2),
+                round(min(rows) / h * height, 2),
+                round((max(cols) + 1) / w * width, 2),
+                round((max(rows) + 1) / h * height, 2),
+            )
+        )
+    return tuple(boxes)
+
+
+def standouts(scores: np.ndarray) -> np.ndarray:
+    """Robust z-scores (median/MAD) of each score among the others; 0 when under 8 scores."""
+    if len(scores) < 8:
+        return np.zeros_like(scores)
+    med = float(np.median(scores))
+    mad = 1.4826 * float(np.median(np.abs(scores - med)))
+    return (scores - med) / max(mad, 1e-6)
+
+
+class VisualIndex:
+    """The ``page_visual`` table of a store, with exact MaxSim rescoring."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._pooled: dict[str, tuple[tuple[int, int, int], np.ndarray, np.ndarray]] = {}
+        self._writes = 0
+
+    def add_page(self, page_id: int, embedding: PageEmbedding, model: str) -> None:
+        """Store (or replace) one page's vectors."""
+        self.add_pages([(page_id, embedding)], model)
+
+    def add_pages(self, items: Iterable[tuple[int, PageEmbedding]], model: str) -> None:
+        """Store several pages in one transaction: all of them or, after a crash, none."""
+        rows = []
+        for page_id, emb in items:
+            vectors = np.ascontiguousarray(emb.vectors, dtype=np.float16)
+            rows.append(
+                (page_id, model, vectors.shape[0], vectors.shape[1], *emb.grid,
+                 vectors.tobytes(), pooled_vector(emb.vectors).tobytes())
+            )  # fmt: skip
+        with self.store.transaction() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO page_visual(page_id, model, n_vectors, dim, grid_h,"
+                " grid_w, vectors, pooled) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                rows,
+            )
+        self._writes += 1
+
+    def _one(self, sql: str, args: tuple[object, ...]) -> tuple[Any, ...]:
+        row = self.store.db.execute(sql, args).fetchone()
+        if row is None:
+            raise LookupError(f"no row for {args}")
+        return tuple(row)
+
+    def has_pages(self, model: str) -> bool:
+        row = self.store.db.execute(
+            "SELECT 1 FROM page_visual WHERE model = ? LIMIT 1", (model,)
+        ).fetchone()
+        return row is not None
+
+    def missing_pages(self, model: str) -> list[tuple[int, int, int]]:
+        """``(document_id, page_no, page_id)`` of every page without ``model`` vectors."""
+        rows = self.store.db.execute(
+            "SELECT p.document_id, p.number, p.id FROM pages p"
+            " LEFT JOIN page_visual v ON v.page_id = p.id AND v.model = ?"
+            " WHERE v.page_id IS NULL ORDER BY p.document_id, p.number",
+            (model,),
+        )
+        return [(r[0], r[1], r[2]) for r in rows]
+
+    def page_embedding(self, page_id: int, model: str) -> PageEmbedding | None:
+        return self._embeddings([page_id], model).get(page_id)
+
+    def _embeddings(self, page_ids: list[int], model: str) -> dict[int, PageEmbedding]:
+        marks = ",".join("?" * len(page_ids))
+        rows = self.store.db.execute(
+            "SELECT page_id, n_vectors, dim, grid_h, grid_w, vectors FROM page_visual"
+            f" WHERE model = ? AND page_id IN ({marks})",
+            (model, *page_ids),
+        )
+        return {
+            r[0]: PageEmbedding(np.frombuffer(r[5], np.float16).reshape(r[1], r[2]), (r[3], r[4]))
+            for r in rows
+        }
+
+    def pooled_matrix(self, model: str) -> tuple[np.ndarray, np.ndarray]:
+        """Page ids and their pooled vectors, cached until the table changes."""
+        count, total = self._one(
+            "SELECT COUNT(*), COALESCE(SUM(page_id), 0) FROM page_visual WHERE model = ?",
+            (model,),
+        )
+        key = (int(count), int(total), self._writes)
+        cached = self._pooled.get(model)
+        if cached is None or cached[0] != key:
+            rows: list[Any] = self.store.db.execute(
+                "SELECT page_id, pooled FROM page_visual WHERE model = ? ORDER BY page_id",
+                (model,),
+            ).fetchall()
+            ids = np.array([r[0] for r in rows], dtype=np.int64)
+            mat = np.zeros((0, 1), np.float32)
+            if rows:
+                mat = np.stack([np.frombuffer(r[1], np.float32) for r in rows])
+            cached = (key, ids, mat)
+            self._pooled[model] = cached
+        return cached[1], cached[2]
+
+    def search(
+        self,
+        query: np.ndarray,
+        k: int = 5,
+        *,
+        model: str,
+        candidates: int = 64,
+        regions: bool = True,
+    ) -> list[VisualHit]:
+        """The ``k`` best pages by exact MaxSim among the first pass's ``candidates``."""
+        ids, pooled = self.pooled_matrix(model)
+        if not len(ids):
+            return []
+        chosen = [int(i) for i in ids[first_pass(pooled, query, max(candidates, k))]]
+        embeddings = self._embeddings(chosen, model)
+        chosen = [pid for pid in chosen if pid in embeddings]
+        scores = maxsim_scores(query, (embeddings[pid].vectors for pid in chosen))
+        stand = standouts(scores)
+        hits = []
+        for i in np.argsort(-scores)[:k]:
+            pid = chosen[int(i)]
+            hits.append(self._hit(pid, query, embeddings[pid], scores[i], stand[i], regions))
+        return hits
+
+    def _hit(
+        self,
+        page_id: int,
+        query: np.ndarray,
+        emb: PageEmbedding,
+        score: float,
+        standout: float,
+        regions: bool,
+    ) -> VisualHit:
+        doc_id, number, width, height = self._one(
+            "SELECT document_id, number, width, height FROM pages WHERE id = ?", (page_id,)
+        )
+        boxes = map_regions(patch_scores(query, emb), (width, height)) if regions else ()
+        confidence = min(max(score / max(len(query), 1), 0.0), 1.0)
+        return VisualHit(doc_id, number, float(score), confidence, float(standout), boxes)
+
+
+def embed_missing_pages(
+    store: Store,
+    backend: ColQwenBackend,
+    render_page: Callable[[int, int], Image.Image],
+    model_name: str,
+    batch_size: int = 4,
+) -> Iterator[EmbedProgress]:
+    """Embed every page that has no ``model_name`` vectors yet, yielding progress.
+
+    Each small batch is committed before the next is rendered, so a kill loses at most
+    one batch and running this again resumes where it stopped. A page that fails to
+    render is reported (``error``) and left missing. Raises ColQwenUnavailable when the
+    model cannot load.
+    """
+    index = VisualIndex(store)
+    todo = index.missing_pages(model_name)
+    start, done = time.monotonic(), 0
+    for at in range(0, len(todo), batch_size):
+        batch = todo[at : at + batch_size]
+        images, ids = [], []
+        for doc_id, page_no, page_id in batch:
+            try:
+                images.append(render_page(doc_id, page_no))
+                ids.append(page_id)
+            except Exception as exc:
+                log.warning("cannot render page %s of document %s: %s", page_no, doc_id, exc)
+                yield EmbedProgress(done, len(todo), None, doc_id, page_no, f"render: {exc}")
+        if images:
+            index.add_pages(zip(ids, backend.embed_images(images), strict=True), model_name)
+        done += len(batch)
+        eta = (time.monotonic() - start) / done * (len(todo) - done)
+        yield EmbedProgress(done, len(todo), eta, batch[-1][0], batch[-1][1])
+
+
+@dataclass(frozen=True, slots=True)
+class VisualResults:
+    """What a visual search found, or why it could not run (``reason`` non-empty)."""
+
+    hits: tuple[VisualHit, ...] = ()
+    reason: str = ""
+    seconds: float = 0.0
+
+
+class VisualSearch:
+    """Visual search for the agent: text in, pages and regions out, never an exception."""
+
+    def __init__(self, store: Store, backend: ColQwenBackend | None, model_name: str) -> None:
+        self.index = VisualIndex(store)
+        self.backend = backend
+        self.model_name = model_name
+
+    def available(self) -> Availability:
+        """Usable when a model is configured and loadable and some page has been embedded."""
+        if self.backend is None:
+            return Availability(False, "no ColQwen model is configured")
+        state = self.backend.available()
+        if not state:
+            return state
+        if not self.index.has_pages(self.model_name):
+            return Availability(False, f"no page is embedded with {self.model_name} yet")
+        return Availability(True)
+
+    def search(self, query: str, k: int = 5, candidates: int = 64) -> VisualResults:
+        """The ``k`` best pages for ``query``; an unusable model gives a reason, not an error."""
+        start = time.monotonic()
+        state = self.available()
+        if not state:
+            return VisualResults(reason=state.reason)
+        assert self.backend is not None
+        try:
+            q = self.backend.embed_queries([query])[0]
+            hits = self.index.search(q, k, model=self.model_name, candidates=candidates)
+        except Exception as exc:  # includes ColQwenUnavailable from a failed load
+            log.warning("visual search failed: %s", exc)
+            return VisualResults(reason=str(exc), seconds=time.monotonic() - start)
+        return VisualResults(tuple(hits), "", time.monotonic() - start)
