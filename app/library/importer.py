@@ -1,0 +1,360 @@
+"""The import pipeline: PDF files in, one committed document each, progress streamed out.
+
+``import_paths`` is a generator of small frozen events; ``import_blocking`` joins it.
+Each document is written in one transaction, so a crash or kill mid-import leaves it
+wholly there or not at all; a bad file yields a one-line reason and changes nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import pymupdf
+
+from app.config import Settings
+from app.library.chunking import chunk_pages, embedding_text
+from app.library.embedding import Embedder, make_embedder
+from app.library.extract import RawPage, build_page, document_title, read_page
+from app.library.images import RenderError, render_thumbnail
+from app.library.layout import body_font_size, furniture_keys, group_lines_by_gap
+from app.library.library import Library
+from app.library.models import PageContent, TextLine
+from app.library.ocr import OcrEngine, make_ocr_engine
+from app.library.profile import build_profile
+from app.library.store import NewDocument, PageRecord
+from app.library.symbols import searchable_text
+from app.library.textquality import needs_ocr
+
+Phase = Literal["hashing", "reading text", "OCR", "embedding", "page images", "saving"]
+
+
+@dataclass(frozen=True, slots=True)
+class ImportProgress:
+    path: str
+    phase: Phase
+    done: int
+    total: int
+    eta_s: float | None = None
+    message: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ImportResult:
+    path: str
+    status: Literal["imported", "skipped", "failed"]
+    reason: str = ""
+    document_id: int | None = None
+    title: str = ""
+    pages: int = 0
+    ocr_pages: int = 0
+    seconds: float = 0.0
+    warnings: tuple[str, ...] = ()
+
+
+ImportEvent = ImportProgress | ImportResult
+
+
+class ImportFailure(Exception):
+    """A file cannot be imported; the message is the one-line reason shown to the user."""
+
+
+class ImportCancelled(Exception):
+    """The user stopped the import."""
+
+
+@dataclass(slots=True)
+class _Clock:
+    """Rate-based ETA for one phase."""
+
+    started: float = field(default_factory=time.perf_counter)
+
+    def eta(self, done: int, total: int) -> float | None:
+        if done <= 0:
+            return None
+        elapsed = time.perf_counter() - self.started
+        return elapsed / done * (total - done)
+
+
+def expand_paths(paths: Iterable[Path]) -> list[Path]:
+    """Files as given, and every PDF inside given folders (sorted, recursive)."""
+    out: list[Path] = []
+    for path in paths:
+        path = Path(path).expanduser()
+        if path.is_dir():
+            out.extend(sorted(p for p in path.rglob("*") if p.suffix.lower() == ".pdf"))
+        else:
+            out.append(path)
+    return out
+
+
+class Importer:
+    """Imports PDFs into a library with the configured embedder and OCR engine."""
+
+    def __init__(
+        self,
+        library: Library,
+        settings: Settings | None = None,
+        embedder: Embedder | None = None,
+        ocr: OcrEngine | None | Literal["default"] = "default",
+    ) -> None:
+        self.library = library
+        self.settings = settings or Settings()
+        self.embedder = embedder or make_embedder(self.settings.embedder)
+        self._ocr = ocr
+
+    @property
+    def ocr(self) -> OcrEngine | None:
+        if self._ocr == "default":
+            self._ocr = make_ocr_engine(self.settings.ocr_engine)
+        return self._ocr
+
+    def import_paths(
+        self, paths: Iterable[Path], cancel: threading.Event | None = None
+    ) -> Iterator[ImportEvent]:
+        """Import every file (folders expanded); yields progress and one result per file."""
+        yield from reembed(self.library, self.embedder)
+        for path in expand_paths(paths):
+            if cancel is not None and cancel.is_set():
+                return
+            started = time.perf_counter()
+            try:
+                result = yield from self._import_one(path, cancel)
+            except ImportCancelled:
+                yield ImportResult(str(path), "failed", "import stopped by the user")
+                return
+            except ImportFailure as exc:
+                result = ImportResult(str(path), "failed", str(exc))
+            except Exception as exc:  # never let one file take the batch down
+                result = ImportResult(str(path), "failed", f"unexpected error: {exc!r}")
+            yield _with_time(result, time.perf_counter() - started)
+
+    def _import_one(
+        self, path: Path, cancel: threading.Event | None
+    ) -> Iterator[ImportEvent]:
+        yield ImportProgress(str(path), "hashing", 0, 1)
+        data = _read_file(path)
+        sha = hashlib.sha256(data).hexdigest()
+        existing = self.library.store.find_by_hash(sha)
+        if existing is not None:
+            return ImportResult(
+                str(path), "skipped", f"already in the library as {existing.file_name}",
+                existing.id, existing.title, existing.pages, existing.ocr_pages,
+            )
+        doc = _open_pdf(path, data)
+        with doc:
+            raws = yield from self._read_pages(path, doc, cancel)
+            raws = yield from self._ocr_pages(path, doc, raws, cancel)
+            pages = _build_pages(raws)
+            chunks = chunk_pages(pages, self.settings.chunk_chars, self.settings.chunk_overlap_lines)
+            search_texts = [searchable_text(embedding_text(c)) for c in chunks]
+            vectors = yield from self._embed(path, search_texts, cancel)
+            thumbs, warnings = yield from self._thumbnails(path, doc, cancel)
+            title = document_title(doc, raws[0] if raws else None, path.stem)
+        yield ImportProgress(str(path), "saving", 0, 1)
+        copy = self.library.keep_copy(path, sha)
+        new = NewDocument(
+            sha256=sha,
+            file_name=path.name,
+            title=title,
+            source_path=str(copy.relative_to(self.library.root)),
+            pages=[_page_record(p, t) for p, t in zip(pages, thumbs, strict=True)],
+            chunks=chunks,
+            chunk_search_texts=search_texts,
+            vectors=vectors,
+            profile=build_profile(title, path.name, pages),
+        )
+        self.library.store.ensure_embedder(self.embedder.name, self.embedder.dim)
+        doc_id = self.library.store.add_document(new)
+        yield ImportProgress(str(path), "saving", 1, 1)
+        ocr_pages = sum(1 for p in pages if p.ocr)
+        return ImportResult(
+            str(path), "imported", "", doc_id, title, len(pages), ocr_pages,
+            warnings=tuple(warnings),
+        )
+
+    def _read_pages(
+        self, path: Path, doc: pymupdf.Document, cancel: threading.Event | None
+    ) -> Iterator[ImportEvent]:
+        raws: list[RawPage] = []
+        clock = _Clock()
+        total = doc.page_count
+        for index in range(total):
+            _check(cancel)
+            try:
+                raws.append(read_page(doc[index]))
+            except Exception as exc:
+                raise ImportFailure(f"page {index + 1} is damaged and cannot be read ({exc})")
+            yield ImportProgress(str(path), "reading text", index + 1, total, clock.eta(index + 1, total))
+        return raws
+
+    def _ocr_pages(
+        self,
+        path: Path,
+        doc: pymupdf.Document,
+        raws: list[RawPage],
+        cancel: threading.Event | None,
+    ) -> Iterator[ImportEvent]:
+        todo = [i for i, raw in enumerate(raws) if needs_ocr(raw.text, raw.image_coverage)]
+        engine = self.ocr if todo else None
+        if not todo or engine is None:
+            return raws
+        clock = _Clock()
+        for n, index in enumerate(todo, start=1):
+            _check(cancel)
+            yield ImportProgress(
+                str(path), "OCR", n - 1, len(todo), clock.eta(n - 1, len(todo)),
+                f"page {index + 1}",
+            )
+            lines = engine.recognize(doc[index], self.settings.ocr_dpi)
+            raws[index] = _ocr_raw(raws[index], lines)
+        yield ImportProgress(str(path), "OCR", len(todo), len(todo), 0.0)
+        return raws
+
+    def _embed(
+        self, path: Path, texts: list[str], cancel: threading.Event | None
+    ) -> Iterator[ImportEvent]:
+        parts: list[np.ndarray] = []
+        done, clock = 0, _Clock()
+        yield ImportProgress(str(path), "embedding", 0, len(texts))
+        for batch in self.embedder.embed_batches(texts):
+            _check(cancel)
+            parts.append(batch)
+            done += len(batch)
+            yield ImportProgress(str(path), "embedding", done, len(texts), clock.eta(done, len(texts)))
+        if not parts:
+            return np.zeros((0, self.embedder.dim), dtype=np.float32)
+        return np.concatenate(parts)
+
+    def _thumbnails(
+        self, path: Path, doc: pymupdf.Document, cancel: threading.Event | None
+    ) -> Iterator[ImportEvent]:
+        thumbs: list[bytes | None] = []
+        warnings: list[str] = []
+        clock, total = _Clock(), doc.page_count
+        for index in range(total):
+            _check(cancel)
+            try:
+                thumbs.append(render_thumbnail(doc[index], self.settings.thumbnail_width))
+            except RenderError as exc:
+                thumbs.append(None)
+                warnings.append(str(exc))
+            yield ImportProgress(str(path), "page images", index + 1, total, clock.eta(index + 1, total))
+        return thumbs, warnings
+
+
+def import_blocking(
+    importer: Importer,
+    paths: Iterable[Path],
+    on_event: Callable[[ImportEvent], None] | None = None,
+) -> list[ImportResult]:
+    """Run an import to the end; returns one result per file."""
+    results = []
+    for event in importer.import_paths(paths):
+        if on_event is not None:
+            on_event(event)
+        if isinstance(event, ImportResult):
+            results.append(event)
+    return results
+
+
+def _check(cancel: threading.Event | None) -> None:
+    if cancel is not None and cancel.is_set():
+        raise ImportCancelled()
+
+
+def _with_time(result: ImportResult, seconds: float) -> ImportResult:
+    from dataclasses import replace
+
+    return replace(result, seconds=round(seconds, 3))
+
+
+def _read_file(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise ImportFailure("file not found (moved or deleted?)") from None
+    except IsADirectoryError:
+        raise ImportFailure("is a folder, not a PDF") from None
+    except OSError as exc:
+        raise ImportFailure(f"cannot read the file ({exc.strerror or exc})") from None
+
+
+def _open_pdf(path: Path, data: bytes) -> pymupdf.Document:
+    """Open a PDF from bytes, turning every way it can be bad into a one-line reason."""
+    if not data:
+        raise ImportFailure("the file is empty")
+    if b"%PDF-" not in data[:1024]:
+        raise ImportFailure("not a PDF file")
+    try:
+        doc = pymupdf.open(stream=data, filetype="pdf")
+    except Exception as exc:
+        raise ImportFailure(f"damaged PDF that cannot be opened ({exc})") from None
+    if doc.needs_pass or doc.is_encrypted:
+        doc.close()
+        raise ImportFailure("password-protected PDF: remove the password and import it again")
+    if doc.page_count == 0:
+        doc.close()
+        raise ImportFailure("the PDF has no pages")
+    if b"%%EOF" not in data[-4096:] and doc.is_repaired:
+        doc.close()
+        raise ImportFailure("truncated or damaged PDF (the end of the file is missing)")
+    return doc
+
+
+def _build_pages(raws: list[RawPage]) -> list[PageContent]:
+    text_lines = [ln for raw in raws if not raw.ocr for ln in raw.lines]
+    body = body_font_size(text_lines)
+    furniture = furniture_keys([(raw.height, raw.lines) for raw in raws])
+    return [build_page(raw, body, furniture) for raw in raws]
+
+
+def _ocr_raw(raw: RawPage, lines: list) -> RawPage:  # lines: list[OcrLine]
+    text_lines = [TextLine(ln.text, tuple(ln.box), 0.0, False) for ln in lines if ln.text.strip()]
+    words = [w for ln in lines for w in ln.words]
+    return RawPage(
+        number=raw.number,
+        width=raw.width,
+        height=raw.height,
+        groups=group_lines_by_gap(text_lines),
+        tables=[],
+        words=words,
+        image_coverage=raw.image_coverage,
+        ocr=True,
+    )
+
+
+def _page_record(page: PageContent, thumbnail: bytes | None) -> PageRecord:
+    text = page.text
+    return PageRecord(
+        number=page.number,
+        width=page.width,
+        height=page.height,
+        text=text,
+        search_text=searchable_text(text),
+        ocr=page.ocr,
+        lines=page.lines,
+        thumbnail=thumbnail,
+    )
+
+
+def reembed(library: Library, embedder: Embedder) -> Iterator[ImportProgress]:
+    """Re-embed every chunk when the library was built with another embedder."""
+    store = library.store
+    if store.embedder_name() in (None, embedder.name) or store.chunk_count() == 0:
+        return
+    rows = store.all_chunk_texts()
+    parts: list[np.ndarray] = []
+    clock, done = _Clock(), 0
+    for batch in embedder.embed_batches([text for _, text in rows]):
+        parts.append(batch)
+        done += len(batch)
+        yield ImportProgress("library", "embedding", done, len(rows), clock.eta(done, len(rows)),
+                             f"re-embedding with {embedder.name}")
+    store.replace_vectors([cid for cid, _ in rows], np.concatenate(parts), embedder.name)

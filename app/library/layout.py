@@ -1,0 +1,178 @@
+"""Turning positioned lines into structure: headings, paragraphs, list items, furniture.
+
+Shared by the text-layer extractor and the OCR path, so both produce the same kind of
+blocks for the chunker.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+from app.library.models import Block, TextLine, union_box
+
+_LIST_START = re.compile(
+    r"^\s*(?:[•●○◦▪■□◆◇►▶➢➤✓✔\-–—*·⚫⚪]|\(?\d{1,2}[.)]|\(?[a-zA-Z][.)]|[ivx]{1,4}[.)])\s+"
+)
+_NUMBERED_HEADING = re.compile(r"^\s*(?:\d+(?:\.\d+){0,3}\.?|[A-Z]\.|[IVX]{1,5}\.?)\s+\S")
+_BULLET_ONLY = re.compile(r"^\s*[•●○◦▪■□◆◇►▶➢➤✓✔\-–*·⚫⚪]\s*$")
+_SENTENCE_END = re.compile(r"[.:;,]\s*$")
+
+
+def body_font_size(lines: Sequence[TextLine]) -> float:
+    """The font size most characters are set in (the body text size)."""
+    weights: Counter[float] = Counter()
+    for line in lines:
+        if line.size > 0:
+            weights[round(line.size * 2) / 2] += len(line.text)
+    return weights.most_common(1)[0][0] if weights else 0.0
+
+
+def is_heading(line: TextLine, body_size: float) -> bool:
+    """A short line set larger than the body, or bold and numbered like a section title."""
+    text = line.text.strip()
+    if not text or len(text) > 90 or not any(c.isalpha() for c in text):
+        return False
+    if _SENTENCE_END.search(text) and not text.endswith(":"):
+        return False
+    bigger = body_size > 0 and line.size >= body_size * 1.12 and line.size - body_size >= 1.0
+    if bigger:
+        return True
+    if line.bold and _NUMBERED_HEADING.match(text):
+        return True
+    # Typewritten and OCR'd manuals: numbered, upper-case titles.
+    letters = [c for c in text if c.isalpha()]
+    upper = sum(c.isupper() for c in letters) / len(letters)
+    return bool(_NUMBERED_HEADING.match(text)) and upper > 0.8 and len(letters) >= 4
+
+
+def is_numbered_heading(text: str) -> bool:
+    """'9.5. Appendix E', 'IV MESSAGE FORMATS': a section title that opens a new section."""
+    return bool(_NUMBERED_HEADING.match(text))
+
+
+def is_list_start(text: str) -> bool:
+    return bool(_LIST_START.match(text))
+
+
+def furniture_keys(pages: Sequence[tuple[float, Sequence[TextLine]]]) -> set[str]:
+    """Running headers and footers: lines near the top or bottom edge repeated on many pages.
+
+    ``pages`` holds (page height, lines) per page. Returns normalised texts to drop.
+    """
+    counts: Counter[str] = Counter()
+    for height, lines in pages:
+        seen = set()
+        for line in lines:
+            if _in_margin(line, height):
+                seen.add(furniture_key(line.text))
+        counts.update(seen)
+    threshold = max(3, int(0.3 * len(pages)))
+    return {key for key, n in counts.items() if n >= threshold and key}
+
+
+def furniture_key(text: str) -> str:
+    """Header/footer text with page numbers folded, so 'Page 3' and 'Page 4' match."""
+    return re.sub(r"\d+", "#", text.strip().lower())
+
+
+def _in_margin(line: TextLine, height: float) -> bool:
+    return line.box[3] < height * 0.085 or line.box[1] > height * 0.915
+
+
+def drop_furniture(lines: Sequence[TextLine], height: float, keys: set[str]) -> list[TextLine]:
+    """Lines minus running headers/footers and bare page numbers in the margins."""
+    kept = []
+    for line in lines:
+        if _in_margin(line, height):
+            key = furniture_key(line.text)
+            if key in keys or re.fullmatch(r"[#\s\-–|/]*(page|p\.)?[#\s\-–|/]*", key):
+                continue
+        kept.append(line)
+    return kept
+
+
+def group_blocks(
+    groups: Sequence[Sequence[TextLine]], body_size: float
+) -> list[Block]:
+    """Split line groups (layout blocks) into headings, list items and paragraphs.
+
+    A list item runs on over following lines, even across layout blocks, until the next
+    item, a heading or a vertical gap.
+    """
+    blocks: list[Block] = []
+    current: list[TextLine] = []
+    kind = "paragraph"
+    for group in groups:
+        if kind != "list_item" or not current or not _continues(current[-1], group[0]):
+            _flush(blocks, current, kind)
+            current, kind = [], "paragraph"
+        bullet: TextLine | None = None
+        for line in group:
+            if not line.text.strip():
+                continue
+            if _BULLET_ONLY.match(line.text):
+                bullet = line  # the bullet glyph set as its own line: it opens the next item
+                continue
+            if bullet is not None:
+                box = union_box([bullet.box, line.box])
+                line = TextLine(f"{bullet.text.strip()} {line.text}", box, line.size, line.bold)
+                bullet = None
+            if is_heading(line, body_size):
+                _flush(blocks, current, kind)
+                blocks.append(Block("heading", (line,)))
+                current, kind = [], "paragraph"
+            elif is_list_start(line.text):
+                _flush(blocks, current, kind)
+                current, kind = [line], "list_item"
+            else:
+                current.append(line)
+    _flush(blocks, current, kind)
+    return _merge_heading_runs(blocks)
+
+
+def _continues(prev: TextLine, line: TextLine) -> bool:
+    """Whether ``line`` carries on the list item that ``prev`` ends."""
+    height = max(prev.box[3] - prev.box[1], 1.0)
+    gap = line.box[1] - prev.box[3]
+    return -height * 0.5 < gap < height * 0.8 and not is_list_start(line.text)
+
+
+def _flush(blocks: list[Block], lines: list[TextLine], kind: str) -> None:
+    if lines:
+        blocks.append(Block(kind, tuple(lines)))  # type: ignore[arg-type]
+
+
+def _merge_heading_runs(blocks: list[Block]) -> list[Block]:
+    """A heading split over two lines ('3.2' / 'Terminal Block') becomes one heading."""
+    merged: list[Block] = []
+    for block in blocks:
+        prev = merged[-1] if merged else None
+        if (
+            prev is not None
+            and prev.kind == "heading"
+            and block.kind == "heading"
+            and len(prev.text) + len(block.text) < 90
+            and abs(block.lines[0].box[1] - prev.lines[-1].box[3]) < 6
+        ):
+            merged[-1] = Block("heading", prev.lines + block.lines)
+        else:
+            merged.append(block)
+    return merged
+
+
+def group_lines_by_gap(lines: Sequence[TextLine]) -> list[list[TextLine]]:
+    """Group OCR lines (already in reading order) into blocks by vertical gaps."""
+    groups: list[list[TextLine]] = []
+    for line in lines:
+        if groups:
+            prev = groups[-1][-1]
+            height = max(prev.box[3] - prev.box[1], 1.0)
+            gap = line.box[1] - prev.box[3]
+            aligned = abs(line.box[0] - groups[-1][0].box[0]) < height * 3
+            if -height < gap < height * 0.9 and aligned:
+                groups[-1].append(line)
+                continue
+        groups.append([line])
+    return groups

@@ -1,0 +1,145 @@
+"""Numbered schema migrations, applied in order and recorded in ``migrations``.
+
+A migration is a function taking the connection; its number is its position in
+``MIGRATIONS``. Never edit a migration that has shipped: add a new one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import apsw
+
+
+def m001_initial(db: apsw.Connection) -> None:
+    db.execute(
+        """
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE documents (
+            id INTEGER PRIMARY KEY,
+            sha256 TEXT NOT NULL UNIQUE,
+            file_name TEXT NOT NULL,
+            title TEXT NOT NULL,
+            page_count INTEGER NOT NULL,
+            ocr_pages INTEGER NOT NULL DEFAULT 0,
+            imported_at TEXT NOT NULL,
+            profile TEXT NOT NULL DEFAULT '{}',
+            source_path TEXT NOT NULL DEFAULT ''
+        );
+        CREATE TABLE pages (
+            id INTEGER PRIMARY KEY,
+            document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+            number INTEGER NOT NULL,
+            width REAL NOT NULL,
+            height REAL NOT NULL,
+            text TEXT NOT NULL,
+            ocr INTEGER NOT NULL DEFAULT 0,
+            lines TEXT NOT NULL DEFAULT '[]',
+            thumbnail BLOB,
+            UNIQUE (document_id, number)
+        );
+        CREATE TABLE chunks (
+            id INTEGER PRIMARY KEY,
+            document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+            page INTEGER NOT NULL,
+            seq INTEGER NOT NULL,
+            kind TEXT NOT NULL,
+            heading TEXT NOT NULL DEFAULT '',
+            text TEXT NOT NULL,
+            search_text TEXT NOT NULL,
+            lines TEXT NOT NULL
+        );
+        CREATE INDEX chunks_by_page ON chunks(document_id, page);
+        CREATE VIRTUAL TABLE chunks_fts USING fts5(
+            search_text, heading,
+            content='chunks', content_rowid='id',
+            tokenize="unicode61 remove_diacritics 2"
+        );
+        CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
+            INSERT INTO chunks_fts(rowid, search_text, heading)
+            VALUES (new.id, new.search_text, new.heading);
+        END;
+        CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
+            INSERT INTO chunks_fts(chunks_fts, rowid, search_text, heading)
+            VALUES ('delete', old.id, old.search_text, old.heading);
+        END;
+        """
+    )
+
+
+def m002_vectors(db: apsw.Connection) -> None:
+    # Float vectors are kept as blobs for exact rescoring; the sqlite-vec index over them
+    # (its dimension depends on the embedder) is created by the store when first needed.
+    db.execute(
+        """
+        CREATE TABLE chunk_vectors (
+            chunk_id INTEGER PRIMARY KEY REFERENCES chunks(id) ON DELETE CASCADE,
+            embedding BLOB NOT NULL
+        );
+        CREATE TRIGGER chunks_vec_ad AFTER DELETE ON chunks BEGIN
+            DELETE FROM chunk_vectors WHERE chunk_id = old.id;
+        END;
+        """
+    )
+
+
+def m003_visual(db: apsw.Connection) -> None:
+    # ColQwen multi-vectors per page (float16 blobs) and a pooled vector for the first pass.
+    db.execute(
+        """
+        CREATE TABLE page_visual (
+            page_id INTEGER PRIMARY KEY REFERENCES pages(id) ON DELETE CASCADE,
+            model TEXT NOT NULL,
+            n_vectors INTEGER NOT NULL,
+            dim INTEGER NOT NULL,
+            grid_h INTEGER NOT NULL DEFAULT 0,
+            grid_w INTEGER NOT NULL DEFAULT 0,
+            vectors BLOB NOT NULL,
+            pooled BLOB NOT NULL
+        );
+        """
+    )
+
+
+def m004_page_fts(db: apsw.Connection) -> None:
+    # Whole-page full-text index: a page-level BM25 signal next to the chunk-level one.
+    db.execute(
+        """
+        CREATE VIRTUAL TABLE pages_fts USING fts5(
+            text, content='', contentless_delete=1,
+            tokenize="unicode61 remove_diacritics 2"
+        );
+        CREATE TRIGGER pages_ad AFTER DELETE ON pages BEGIN
+            DELETE FROM pages_fts WHERE rowid = old.id;
+        END;
+        """
+    )
+
+
+MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
+    m001_initial,
+    m002_vectors,
+    m003_visual,
+    m004_page_fts,
+]
+
+
+def apply_migrations(db: apsw.Connection) -> list[str]:
+    """Apply every migration not yet recorded; returns the names applied."""
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS migrations ("
+        " number INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+    )
+    done = {row[0] for row in db.execute("SELECT number FROM migrations")}
+    applied = []
+    for number, migration in enumerate(MIGRATIONS, start=1):
+        if number in done:
+            continue
+        with db:
+            migration(db)
+            db.execute(
+                "INSERT INTO migrations(number, name, applied_at) VALUES (?, ?, datetime('now'))",
+                (number, migration.__name__),
+            )
+        applied.append(migration.__name__)
+    return applied

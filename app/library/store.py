@@ -1,0 +1,418 @@
+"""The library's SQLite store: documents, pages, chunks, vectors and full-text indexes.
+
+Opened through apsw, because Python's stdlib ``sqlite3`` on some builds cannot load
+extensions and sqlite-vec is one. WAL mode; one transaction per document so a crash
+leaves each document wholly there or not at all.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import apsw
+import numpy as np
+import sqlite_vec
+
+from app.library.migrations import apply_migrations
+from app.library.models import (
+    ChunkDraft,
+    DocumentInfo,
+    ManualProfile,
+    StoredChunk,
+    TextLine,
+)
+
+DB_NAME = "library.db"
+
+
+class StoreError(Exception):
+    """The library database cannot be opened or used."""
+
+
+@dataclass(slots=True)
+class PageRecord:
+    """One page as written at import."""
+
+    number: int
+    width: float
+    height: float
+    text: str
+    search_text: str
+    ocr: bool
+    lines: Sequence[TextLine]
+    thumbnail: bytes | None = None
+
+
+@dataclass(slots=True)
+class NewDocument:
+    """Everything an import writes for one document, in one transaction."""
+
+    sha256: str
+    file_name: str
+    title: str
+    source_path: str
+    pages: list[PageRecord]
+    chunks: list[ChunkDraft]
+    chunk_search_texts: list[str]
+    vectors: np.ndarray  # (len(chunks), dim) float32, L2-normalised
+    profile: ManualProfile = field(default_factory=ManualProfile)
+
+
+def lines_to_json(lines: Sequence[TextLine]) -> str:
+    return json.dumps(
+        [[ln.text, [round(v, 2) for v in ln.box], round(ln.size, 2), ln.bold] for ln in lines],
+        ensure_ascii=False,
+    )
+
+
+def lines_from_json(raw: str) -> tuple[TextLine, ...]:
+    return tuple(
+        TextLine(text, (box[0], box[1], box[2], box[3]), size, bool(bold))
+        for text, box, size, bold in json.loads(raw)
+    )
+
+
+class Store:
+    """A library database. Safe to share between threads (apsw serialises calls)."""
+
+    def __init__(self, db: apsw.Connection, path: Path | None) -> None:
+        self.db = db
+        self.path = path
+        self._lock = threading.RLock()
+
+    # ---- opening -------------------------------------------------------------------
+    @classmethod
+    def open(cls, library_dir: Path) -> Store:
+        """Open (creating if needed) the library in ``library_dir``."""
+        try:
+            library_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cannot create library folder {library_dir}: {exc}") from exc
+        path = library_dir / DB_NAME
+        try:
+            db = apsw.Connection(str(path))
+        except apsw.Error as exc:
+            raise StoreError(f"cannot open {path}: {exc}") from exc
+        store = cls(db, path)
+        store._configure(wal=True)
+        return store
+
+    @classmethod
+    def memory(cls) -> Store:
+        """An in-memory store, for tests."""
+        store = cls(apsw.Connection(":memory:"), None)
+        store._configure(wal=False)
+        return store
+
+    def _configure(self, wal: bool) -> None:
+        self.db.set_busy_timeout(10_000)
+        self.db.enable_load_extension(True)
+        self.db.load_extension(sqlite_vec.loadable_path())
+        self.db.enable_load_extension(False)
+        if wal:
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute("PRAGMA foreign_keys=ON")
+        try:
+            apply_migrations(self.db)
+        except apsw.Error as exc:
+            raise StoreError(f"cannot migrate library database: {exc}") from exc
+
+    def close(self) -> None:
+        self.db.close()
+
+    @property
+    def library_dir(self) -> Path | None:
+        return self.path.parent if self.path else None
+
+    @contextmanager
+    def transaction(self) -> Iterator[apsw.Connection]:
+        """A write transaction: everything inside commits together or not at all."""
+        with self._lock, self.db:
+            yield self.db
+
+    # ---- meta ------------------------------------------------------------------------
+    def get_meta(self, key: str, default: str | None = None) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else default
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.transaction() as db:
+            db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
+
+    def schema_version(self) -> int:
+        row = self.db.execute("SELECT MAX(number) FROM migrations").fetchone()
+        return int(row[0] or 0)
+
+    # ---- documents -------------------------------------------------------------------
+    def find_by_hash(self, sha256: str) -> DocumentInfo | None:
+        rows = self._documents("WHERE sha256 = ?", (sha256,))
+        return rows[0] if rows else None
+
+    def list_documents(self) -> list[DocumentInfo]:
+        return self._documents("ORDER BY id", ())
+
+    def get_document(self, ref: int | str) -> DocumentInfo | None:
+        """A document by id, sha256 prefix (>= 8 chars), file name or title."""
+        if isinstance(ref, int) or (isinstance(ref, str) and ref.isdigit()):
+            rows = self._documents("WHERE id = ?", (int(ref),))
+        else:
+            rows = self._documents(
+                "WHERE file_name = ? OR title = ? OR (length(?) >= 8 AND sha256 LIKE ? || '%')",
+                (ref, ref, ref, ref),
+            )
+        return rows[0] if len(rows) == 1 else None
+
+    def _documents(self, where: str, args: tuple[object, ...]) -> list[DocumentInfo]:
+        sql = (
+            "SELECT id, sha256, file_name, title, page_count, ocr_pages, imported_at, profile"
+            f" FROM documents {where}"
+        )
+        return [
+            DocumentInfo(
+                id=r[0],
+                sha256=r[1],
+                file_name=r[2],
+                title=r[3],
+                pages=r[4],
+                ocr_pages=r[5],
+                imported_at=r[6],
+                profile=ManualProfile.from_dict(json.loads(r[7] or "{}")),
+            )
+            for r in self.db.execute(sql, args)
+        ]
+
+    def add_document(self, doc: NewDocument) -> int:
+        """Write a whole document in one transaction; returns its id."""
+        if len(doc.chunks) != len(doc.vectors) or len(doc.chunks) != len(doc.chunk_search_texts):
+            raise StoreError("chunks, search texts and vectors differ in length")
+        with self.transaction() as db:
+            db.execute(
+                "INSERT INTO documents(sha256, file_name, title, page_count, ocr_pages,"
+                " imported_at, profile, source_path)"
+                " VALUES (?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%SZ','now'), ?, ?)",
+                (
+                    doc.sha256,
+                    doc.file_name,
+                    doc.title,
+                    len(doc.pages),
+                    sum(1 for p in doc.pages if p.ocr),
+                    json.dumps(doc.profile.to_dict(), ensure_ascii=False),
+                    doc.source_path,
+                ),
+            )
+            doc_id = int(db.last_insert_rowid())
+            self._insert_pages(db, doc_id, doc.pages)
+            self._insert_chunks(db, doc_id, doc)
+        return doc_id
+
+    def _insert_pages(self, db: apsw.Connection, doc_id: int, pages: list[PageRecord]) -> None:
+        for page in pages:
+            db.execute(
+                "INSERT INTO pages(document_id, number, width, height, text, ocr, lines, thumbnail)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    doc_id,
+                    page.number,
+                    page.width,
+                    page.height,
+                    page.text,
+                    int(page.ocr),
+                    lines_to_json(page.lines),
+                    page.thumbnail,
+                ),
+            )
+            db.execute(
+                "INSERT INTO pages_fts(rowid, text) VALUES (?, ?)",
+                (db.last_insert_rowid(), page.search_text),
+            )
+
+    def _insert_chunks(self, db: apsw.Connection, doc_id: int, doc: NewDocument) -> None:
+        vectors = np.ascontiguousarray(doc.vectors, dtype=np.float32)
+        if len(doc.chunks):
+            self.ensure_vector_index(vectors.shape[1])
+        for seq, (chunk, search_text, vec) in enumerate(
+            zip(doc.chunks, doc.chunk_search_texts, vectors, strict=True)
+        ):
+            db.execute(
+                "INSERT INTO chunks(document_id, page, seq, kind, heading, text, search_text, lines)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    doc_id,
+                    chunk.page,
+                    seq,
+                    chunk.kind,
+                    chunk.heading,
+                    chunk.text,
+                    search_text,
+                    lines_to_json(chunk.lines),
+                ),
+            )
+            chunk_id = db.last_insert_rowid()
+            self._insert_vector(db, chunk_id, vec)
+
+    def _insert_vector(self, db: apsw.Connection, chunk_id: int, vec: np.ndarray) -> None:
+        blob = vec.tobytes()
+        db.execute("INSERT INTO chunk_vectors(chunk_id, embedding) VALUES (?, ?)", (chunk_id, blob))
+        db.execute("INSERT INTO vec_chunks(rowid, embedding) VALUES (?, ?)", (chunk_id, blob))
+        db.execute(
+            "INSERT INTO vec_chunks_bits(rowid, embedding) VALUES (?, vec_quantize_binary(?))",
+            (chunk_id, blob),
+        )
+
+    def remove_document(self, doc_id: int) -> bool:
+        """Delete a document and everything derived from it. True if it existed."""
+        with self.transaction() as db:
+            chunk_ids = [r[0] for r in db.execute("SELECT id FROM chunks WHERE document_id = ?", (doc_id,))]
+            if self._has_vector_index():
+                for cid in chunk_ids:
+                    db.execute("DELETE FROM vec_chunks WHERE rowid = ?", (cid,))
+                    db.execute("DELETE FROM vec_chunks_bits WHERE rowid = ?", (cid,))
+            db.execute("DELETE FROM chunks WHERE document_id = ?", (doc_id,))
+            db.execute("DELETE FROM pages WHERE document_id = ?", (doc_id,))
+            db.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
+            return bool(db.changes())
+
+    # ---- vector index ------------------------------------------------------------------
+    def embedder_name(self) -> str | None:
+        return self.get_meta("embedder")
+
+    def ensure_embedder(self, name: str, dim: int) -> None:
+        """Record the embedder on first use; refuse vectors from a different one."""
+        current = self.embedder_name()
+        if current is None:
+            self.set_meta("embedder", name)
+        elif current != name and self.chunk_count():
+            raise StoreError(
+                f"the library was embedded with {current}, not {name}: re-embed it first"
+            )
+        else:
+            self.set_meta("embedder", name)
+        self.ensure_vector_index(dim)
+
+    def vector_dim(self) -> int | None:
+        raw = self.get_meta("vector_dim")
+        return int(raw) if raw else None
+
+    def _has_vector_index(self) -> bool:
+        row = self.db.execute(
+            "SELECT 1 FROM sqlite_master WHERE name = 'vec_chunks'"
+        ).fetchone()
+        return row is not None
+
+    def ensure_vector_index(self, dim: int) -> None:
+        """Create the sqlite-vec indexes for ``dim``-dimensional vectors if missing."""
+        current = self.vector_dim()
+        if current == dim and self._has_vector_index():
+            return
+        if current is not None and current != dim:
+            raise StoreError(
+                f"the library's vectors have {current} dimensions, not {dim}: re-embed it first"
+            )
+        with self.transaction() as db:
+            db.execute(f"CREATE VIRTUAL TABLE vec_chunks USING vec0(embedding float[{dim}])")
+            db.execute(f"CREATE VIRTUAL TABLE vec_chunks_bits USING vec0(embedding bit[{dim}])")
+            db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('vector_dim', ?)", (str(dim),))
+
+    def replace_vectors(self, ids: Sequence[int], vectors: np.ndarray, embedder: str) -> None:
+        """Rebuild every vector (after the embedder changed), in one transaction."""
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        with self.transaction() as db:
+            db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('embedder', ?)", (embedder,))
+            db.execute("DROP TABLE IF EXISTS vec_chunks")
+            db.execute("DROP TABLE IF EXISTS vec_chunks_bits")
+            db.execute("DELETE FROM meta WHERE key = 'vector_dim'")
+            db.execute("DELETE FROM chunk_vectors")
+            if len(ids):
+                dim = vectors.shape[1]
+                db.execute(f"CREATE VIRTUAL TABLE vec_chunks USING vec0(embedding float[{dim}])")
+                db.execute(
+                    f"CREATE VIRTUAL TABLE vec_chunks_bits USING vec0(embedding bit[{dim}])"
+                )
+                db.execute("INSERT INTO meta(key, value) VALUES ('vector_dim', ?)", (str(dim),))
+                for cid, vec in zip(ids, vectors, strict=True):
+                    self._insert_vector(db, int(cid), vec)
+
+    # ---- reading -----------------------------------------------------------------------
+    def chunk_count(self) -> int:
+        return int(self.db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0])
+
+    def all_chunk_texts(self) -> list[tuple[int, str]]:
+        return [(r[0], r[1]) for r in self.db.execute("SELECT id, search_text FROM chunks ORDER BY id")]
+
+    def chunks(self, ids: Sequence[int]) -> dict[int, StoredChunk]:
+        """Chunks by id (missing ids are left out)."""
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        rows = self.db.execute(
+            "SELECT id, document_id, page, text, heading, kind, lines FROM chunks"
+            f" WHERE id IN ({marks})",
+            tuple(ids),
+        )
+        return {
+            r[0]: StoredChunk(r[0], r[1], r[2], r[3], r[4], r[5], lines_from_json(r[6]))
+            for r in rows
+        }
+
+    def page_chunks(self, doc_id: int, page: int) -> list[StoredChunk]:
+        rows = self.db.execute(
+            "SELECT id, document_id, page, text, heading, kind, lines FROM chunks"
+            " WHERE document_id = ? AND page = ? ORDER BY seq",
+            (doc_id, page),
+        )
+        return [StoredChunk(r[0], r[1], r[2], r[3], r[4], r[5], lines_from_json(r[6])) for r in rows]
+
+    def page_text(self, doc_id: int, page: int) -> str | None:
+        row = self.db.execute(
+            "SELECT text FROM pages WHERE document_id = ? AND number = ?", (doc_id, page)
+        ).fetchone()
+        return row[0] if row else None
+
+    def page_lines(self, doc_id: int, page: int) -> tuple[TextLine, ...]:
+        row = self.db.execute(
+            "SELECT lines FROM pages WHERE document_id = ? AND number = ?", (doc_id, page)
+        ).fetchone()
+        return lines_from_json(row[0]) if row else ()
+
+    def page_size(self, doc_id: int, page: int) -> tuple[float, float] | None:
+        row = self.db.execute(
+            "SELECT width, height FROM pages WHERE document_id = ? AND number = ?", (doc_id, page)
+        ).fetchone()
+        return (row[0], row[1]) if row else None
+
+    def thumbnail(self, doc_id: int, page: int) -> bytes | None:
+        row = self.db.execute(
+            "SELECT thumbnail FROM pages WHERE document_id = ? AND number = ?", (doc_id, page)
+        ).fetchone()
+        return bytes(row[0]) if row and row[0] is not None else None
+
+    def source_path(self, doc_id: int) -> str | None:
+        row = self.db.execute("SELECT source_path FROM documents WHERE id = ?", (doc_id,)).fetchone()
+        return row[0] if row else None
+
+    def check_integrity(self) -> list[str]:
+        """SQLite's integrity check plus the library's own invariants; empty when sound."""
+        problems = [r[0] for r in self.db.execute("PRAGMA integrity_check") if r[0] != "ok"]
+        for doc_id, expected, actual in self.db.execute(
+            "SELECT d.id, d.page_count, (SELECT COUNT(*) FROM pages p WHERE p.document_id = d.id)"
+            " FROM documents d"
+        ):
+            if expected != actual:
+                problems.append(f"document {doc_id}: {actual} pages stored, {expected} expected")
+        orphans = self.db.execute(
+            "SELECT COUNT(*) FROM chunks WHERE document_id NOT IN (SELECT id FROM documents)"
+        ).fetchone()[0]
+        if orphans:
+            problems.append(f"{orphans} chunks without a document")
+        missing = self.db.execute(
+            "SELECT COUNT(*) FROM chunks WHERE id NOT IN (SELECT chunk_id FROM chunk_vectors)"
+        ).fetchone()[0]
+        if missing:
+            problems.append(f"{missing} chunks without a vector")
+        return problems

@@ -1,0 +1,121 @@
+"""Understanding a question well enough to search: terms, identifiers, intent, product.
+
+Dense embeddings handle codes and values poorly (J24, CID 1301, 13.8 V), so identifiers
+are pulled out for exact matching, and the question's intent (wiring vs. keypad use)
+becomes a preference for a manual type.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from app.library.models import DocumentInfo, ManualType
+
+STOPWORDS = frozenset(
+    """a about above after again all also am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each few for from further
+    had has have having he her here hers how i if in into is it its itself just me more most my
+    no nor not now of off on once only or other our out over own same she should so some such
+    than that the their them then there these they this those through to too under until up
+    very was we were what when where which while who whom why will with would you your yours
+    i'm it's what's don't doesn't isn't can't won't tell show explain please want need know
+    get got make way set use using used happen happens mean means say says""".split()
+)
+# Words so common in manuals that they say little about where an answer is.
+WEAK = frozenset(
+    """panel system control manual page default set setting settings value use device
+    unit please see refer following shown""".split()
+)
+_TOKEN = re.compile(r"[A-Za-z0-9]+(?:[.\-/+][A-Za-z0-9]+)*\+?|[✱★▲▼◄►#]")
+_IDENT = re.compile(
+    r"""(?x)
+    \b(?:[A-Z]{1,6}[-]?\d+[A-Z0-9-]*)\b      # J24, CID1301, HSGW-MAX8, BOGP-3
+    | \b\d+(?:\.\d+)?\s?(?:V|VDC|VAC|mA|A|Ah|mAh|W|Hz|kHz|MHz|GHz|ms|s|sec|min|h|hrs?|AWG|dB|°C|°F|Ω|ohms?|k|%)\b
+    | \b\d{3,}\b                             # 1301, 7982, 600
+    | \b[A-Z]{2,}[A-Z0-9]*\b                  # CID, PGM, AUX, RS485
+    """
+)
+_INTENT: dict[ManualType, tuple[str, ...]] = {
+    "installation": (
+        "wire", "wiring", "wired", "jumper", "terminal", "install", "installation", "mount",
+        "mounting", "connect", "connection", "cable", "resistor", "eol", "voltage", "current",
+        "battery", "power", "supply", "bus", "rs485", "pgm", "aux", "bell", "siren", "antenna",
+    ),
+    "user": (
+        "arm", "arming", "disarm", "keypad", "code", "pin", "user", "chime", "bypass", "lcd",
+        "display", "press", "key", "menu", "sms", "mode", "lockout", "locked", "led",
+    ),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class QueryAnalysis:
+    text: str
+    terms: tuple[str, ...]  # lower-cased content words, in order, unique
+    identifiers: tuple[str, ...]  # codes and values to match exactly
+    intent: ManualType | None
+    products: tuple[int, ...]  # ids of documents whose product the question names
+
+
+def tokenize(text: str) -> list[str]:
+    return [t.lower() for t in _TOKEN.findall(text)]
+
+
+def content_terms(text: str) -> list[str]:
+    seen: dict[str, None] = {}
+    for token in tokenize(text):
+        if token not in STOPWORDS and (len(token) > 1 or token.isdigit() or not token.isalnum()):
+            seen.setdefault(token, None)
+    return list(seen)
+
+
+def analyse(text: str, documents: list[DocumentInfo]) -> QueryAnalysis:
+    idents = []
+    for match in _IDENT.finditer(text):
+        value = match.group(0).strip()
+        if value.lower() not in STOPWORDS and value not in idents and len(value) > 1:
+            idents.append(value)
+    terms = content_terms(text)
+    return QueryAnalysis(
+        text=text,
+        terms=tuple(terms),
+        identifiers=tuple(idents),
+        intent=_intent(terms),
+        products=tuple(_named_products(text, documents)),
+    )
+
+
+def _intent(terms: list[str]) -> ManualType | None:
+    scores = {kind: sum(t in words for t in terms) for kind, words in _INTENT.items()}
+    best = max(scores.items(), key=lambda kv: kv[1])
+    tied = sum(1 for v in scores.values() if v == best[1])
+    return best[0] if best[1] > 0 and tied == 1 else None
+
+
+def _named_products(text: str, documents: list[DocumentInfo]) -> list[int]:
+    """Documents whose product name (or a distinctive part of it) the question mentions."""
+    lowered = text.lower()
+    hits = []
+    for doc in documents:
+        names = {doc.profile.product.lower()}
+        names |= {p for p in re.split(r"[\s/]+", doc.profile.product.lower()) if len(p) >= 4}
+        code = re.match(r"[a-z]+-?[a-z0-9]*\d", doc.profile.product.lower())
+        if code:
+            names.add(code.group(0))
+        names = {n for n in names if n and n not in STOPWORDS and n not in WEAK}
+        if any(re.search(rf"(?<![\w-]){re.escape(n)}(?![\w])", lowered) for n in names):
+            hits.append(doc.id)
+    return hits
+
+
+def fts_query(terms: list[str] | tuple[str, ...]) -> str:
+    """An FTS5 OR-query over terms; multi-part tokens (13.8, HSGW-MAX8) become phrases."""
+    parts = []
+    for term in terms:
+        pieces = re.findall(r"[A-Za-z0-9]+", term)
+        if not pieces:
+            continue
+        phrase = " ".join(pieces)
+        parts.append(f'"{phrase}"')
+    return " OR ".join(parts)

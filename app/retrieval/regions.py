@@ -1,0 +1,82 @@
+"""Choosing the lines of a page that support a query, and boxing them tightly.
+
+A highlight should point at the answer, not at the whole page: lines are scored by the
+query terms they hold (weighted by rarity, identifiers counting most), the best lines and
+their close neighbours are kept, and vertically adjacent lines merge into one region.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from app.library.models import Box, TextLine, union_box
+from app.library.symbols import searchable_text
+from app.retrieval.query import tokenize
+
+
+@dataclass(frozen=True, slots=True)
+class Region:
+    box: Box
+    text: str
+    score: float
+
+
+def line_score(
+    line: TextLine, idf: Mapping[str, float], identifiers: Sequence[str]
+) -> float:
+    tokens = set(tokenize(searchable_text(line.text)))
+    score = sum(idf.get(t, 0.0) for t in tokens)
+    text = line.text.lower().replace(" ", "")
+    for ident in identifiers:
+        if ident.lower().replace(" ", "") in text:
+            score += 2.0 * max(idf.values(), default=1.0)
+    return score
+
+
+def select_regions(
+    lines: Sequence[TextLine],
+    idf: Mapping[str, float],
+    identifiers: Sequence[str] = (),
+    max_regions: int = 3,
+) -> list[Region]:
+    """The supporting regions among ``lines`` (in reading order), best first."""
+    scored = [(line_score(line, idf, identifiers), i) for i, line in enumerate(lines)]
+    if not scored:
+        return []
+    top = max(s for s, _ in scored)
+    if top <= 0:
+        return []
+    keep = sorted(i for s, i in scored if s >= 0.45 * top)
+    groups: list[list[int]] = []
+    for i in keep:
+        if groups and i - groups[-1][-1] <= 2 and _near(lines[groups[-1][-1]], lines[i]):
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    regions = [
+        Region(
+            box=union_box([lines[i].box for i in group]),
+            text="\n".join(lines[i].text for i in group),
+            score=max(scored[i][0] for i in group),
+        )
+        for group in groups
+    ]
+    regions.sort(key=lambda r: -r.score)
+    return regions[:max_regions]
+
+
+def _near(a: TextLine, b: TextLine) -> bool:
+    height = max(a.box[3] - a.box[1], b.box[3] - b.box[1], 1.0)
+    horizontal = min(a.box[2], b.box[2]) - max(a.box[0], b.box[0]) > -height * 2
+    return abs(b.box[1] - a.box[3]) < height * 1.5 and horizontal
+
+
+def idf_weights(terms: Sequence[str], doc_freq: Mapping[str, int], total: int) -> dict[str, float]:
+    """Inverse document frequency per term (BM25's form, floored at a small positive value)."""
+    out = {}
+    for term in terms:
+        df = doc_freq.get(term, 0)
+        out[term] = max(math.log((total - df + 0.5) / (df + 0.5) + 1.0), 0.05)
+    return out

@@ -1,0 +1,281 @@
+"""Hybrid text search: sqlite-vec KNN plus FTS5 BM25, fused, aggregated to pages.
+
+Chunks are found three ways (dense vectors, BM25 over chunks, exact identifiers), and
+pages a fourth (BM25 over whole pages). Reciprocal-rank fusion combines the lists; a page
+ranks by its best evidence (plus a little for a second supporting chunk), nudged by what
+the library knows: the product the question names and the manual type its intent suits.
+Each page carries the regions that support the query and a calibrated confidence.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from app.library.embedding import Embedder
+from app.library.models import DocumentInfo, StoredChunk
+from app.library.store import Store
+from app.retrieval.query import WEAK, QueryAnalysis, analyse, fts_query
+from app.retrieval.regions import Region, idf_weights, select_regions
+from app.retrieval.vectors import VectorIndex
+
+RRF_K = 60
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkHit:
+    chunk_id: int
+    score: float
+    text: str
+    heading: str
+    dense: float  # cosine similarity to the query (0 when not a dense hit)
+
+
+@dataclass(frozen=True, slots=True)
+class PageHit:
+    document_id: int
+    file_name: str
+    title: str
+    page: int
+    score: float
+    confidence: float
+    chunks: tuple[ChunkHit, ...]
+    regions: tuple[Region, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    query: QueryAnalysis
+    pages: tuple[PageHit, ...]
+    confidence: float  # of the best page: how sure we are the library answers this
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+class TextSearch:
+    """Hybrid search over one library's chunks and pages."""
+
+    def __init__(self, store: Store, embedder: Embedder, candidates: int = 60) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.candidates = candidates
+        self.vectors = VectorIndex(store)
+        store.db.execute(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab"
+            " USING fts5vocab(main, chunks_fts, row)"
+        )
+
+    def search(
+        self, text: str, k: int = 10, documents: Sequence[int] | None = None
+    ) -> SearchResult:
+        """The ``k`` best pages for a question, optionally within some documents."""
+        timings: dict[str, float] = {}
+        t0 = time.perf_counter()
+        docs = {d.id: d for d in self.store.list_documents()}
+        query = analyse(text, list(docs.values()))
+        allowed = set(documents) if documents else None
+        idf = self._idf(query.terms)
+        timings["analyse"] = time.perf_counter() - t0
+
+        t1 = time.perf_counter()
+        qvec = self.embedder.embed([text])[0]
+        timings["embed"] = time.perf_counter() - t1
+        t2 = time.perf_counter()
+        dense = self.vectors.knn(qvec, self.candidates)
+        timings["knn"] = time.perf_counter() - t2
+        t3 = time.perf_counter()
+        lexical = self._bm25_chunks(query, idf)
+        idents = self._identifier_chunks(query)
+        page_lex = self._bm25_pages(query, idf)
+        timings["bm25"] = time.perf_counter() - t3
+
+        t4 = time.perf_counter()
+        ids = list(dict.fromkeys([c for c, _ in dense] + lexical + idents))
+        chunks = {
+            cid: ch
+            for cid, ch in self.store.chunks(ids).items()
+            if allowed is None or ch.document_id in allowed
+        }
+        cosine = self._cosines(qvec, list(chunks))
+        fused = _rrf([[c for c, _ in dense], lexical, idents], weights=[1.0, 1.0, 0.5])
+        pages = self._rank_pages(query, docs, chunks, fused, cosine, page_lex, idf)
+        hits = self._page_hits(query, docs, pages[:k], chunks, fused, cosine, idf)
+        timings["rank"] = time.perf_counter() - t4
+        timings["total"] = time.perf_counter() - t0
+        confidence = hits[0].confidence if hits else 0.0
+        return SearchResult(query, tuple(hits), confidence, timings)
+
+    # ---- candidate lists -------------------------------------------------------------
+    def _idf(self, terms: Sequence[str]) -> dict[str, float]:
+        total = max(self.store.chunk_count(), 1)
+        freq: dict[str, int] = {}
+        for term in terms:
+            parts = term.replace("-", " ").replace(".", " ").replace("/", " ").split()
+            counts = []
+            for part in parts:
+                row = self.store.db.execute(
+                    "SELECT doc FROM temp.chunks_vocab WHERE term = ?", (part,)
+                ).fetchone()
+                counts.append(row[0] if row else 0)
+            freq[term] = min(counts) if counts else 0
+        weights = idf_weights(terms, freq, total)
+        for term in terms:
+            if term in WEAK:
+                weights[term] *= 0.3
+        return weights
+
+    def _bm25_chunks(self, query: QueryAnalysis, idf: dict[str, float]) -> list[int]:
+        match = fts_query([t for t in query.terms if idf.get(t, 0) > 0.05])
+        if not match:
+            return []
+        rows = self.store.db.execute(
+            "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?"
+            " ORDER BY bm25(chunks_fts, 1.0, 0.5) LIMIT ?",
+            (match, self.candidates),
+        )
+        return [r[0] for r in rows]
+
+    def _identifier_chunks(self, query: QueryAnalysis) -> list[int]:
+        """Chunks holding the question's codes and values verbatim, most matches first."""
+        counts: dict[int, int] = defaultdict(int)
+        for ident in query.identifiers:
+            match = fts_query([ident])
+            if not match:
+                continue
+            for (rowid,) in self.store.db.execute(
+                "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT 200", (match,)
+            ):
+                counts[rowid] += 1
+        return sorted(counts, key=lambda c: -counts[c])[: self.candidates]
+
+    def _bm25_pages(self, query: QueryAnalysis, idf: dict[str, float]) -> dict[tuple[int, int], int]:
+        match = fts_query([t for t in query.terms if idf.get(t, 0) > 0.05])
+        if not match:
+            return {}
+        rows = self.store.db.execute(
+            "SELECT p.document_id, p.number FROM pages_fts f JOIN pages p ON p.id = f.rowid"
+            " WHERE pages_fts MATCH ? ORDER BY bm25(pages_fts) LIMIT ?",
+            (match, self.candidates),
+        )
+        return {(r[0], r[1]): rank for rank, r in enumerate(rows)}
+
+    def _cosines(self, qvec: np.ndarray, ids: list[int]) -> dict[int, float]:
+        vectors = self.vectors.get(ids)
+        return {cid: float(vec @ qvec) for cid, vec in vectors.items()}
+
+    # ---- ranking ---------------------------------------------------------------------
+    def _rank_pages(
+        self,
+        query: QueryAnalysis,
+        docs: dict[int, DocumentInfo],
+        chunks: dict[int, StoredChunk],
+        fused: dict[int, float],
+        cosine: dict[int, float],
+        page_lex: dict[tuple[int, int], int],
+        idf: dict[str, float],
+    ) -> list[tuple[tuple[int, int], float]]:
+        per_page: dict[tuple[int, int], list[float]] = defaultdict(list)
+        for cid, chunk in chunks.items():
+            per_page[(chunk.document_id, chunk.page)].append(fused.get(cid, 0.0))
+        for key in page_lex:
+            per_page.setdefault(key, [])
+        scored = []
+        for key, scores in per_page.items():
+            scores.sort(reverse=True)
+            score = (scores[0] if scores else 0.0) + 0.3 * sum(scores[1:3])
+            if key in page_lex:
+                score += 0.8 / (RRF_K + page_lex[key])
+            score *= _document_prior(query, docs.get(key[0]))
+            scored.append((key, score))
+        scored.sort(key=lambda kv: -kv[1])
+        return scored
+
+    def _page_hits(
+        self,
+        query: QueryAnalysis,
+        docs: dict[int, DocumentInfo],
+        ranked: list[tuple[tuple[int, int], float]],
+        chunks: dict[int, StoredChunk],
+        fused: dict[int, float],
+        cosine: dict[int, float],
+        idf: dict[str, float],
+    ) -> list[PageHit]:
+        hits = []
+        for (doc_id, page), score in ranked:
+            doc = docs[doc_id]
+            page_chunks = sorted(
+                (c for c in chunks.values() if c.document_id == doc_id and c.page == page),
+                key=lambda c: -fused.get(c.id, 0.0),
+            )
+            lines = [ln for c in self.store.page_chunks(doc_id, page) for ln in c.lines]
+            if not lines:
+                lines = list(self.store.page_lines(doc_id, page))
+            regions = select_regions(_dedupe(lines), idf, query.identifiers)
+            best_cos = max((cosine.get(c.id, 0.0) for c in page_chunks), default=0.0)
+            confidence = _confidence(best_cos, _coverage(regions, query, idf))
+            hits.append(
+                PageHit(
+                    document_id=doc_id,
+                    file_name=doc.file_name,
+                    title=doc.title,
+                    page=page,
+                    score=round(score, 6),
+                    confidence=round(confidence, 4),
+                    chunks=tuple(
+                        ChunkHit(c.id, fused.get(c.id, 0.0), c.text, c.heading, cosine.get(c.id, 0.0))
+                        for c in page_chunks[:3]
+                    ),
+                    regions=tuple(regions),
+                )
+            )
+        return hits
+
+
+def _rrf(lists: list[list[int]], weights: list[float]) -> dict[int, float]:
+    fused: dict[int, float] = defaultdict(float)
+    for items, weight in zip(lists, weights, strict=True):
+        for rank, cid in enumerate(items):
+            fused[cid] += weight / (RRF_K + rank)
+    return fused
+
+
+def _document_prior(query: QueryAnalysis, doc: DocumentInfo | None) -> float:
+    if doc is None:
+        return 1.0
+    prior = 1.0
+    if query.products:
+        prior *= 1.25 if doc.id in query.products else 0.6
+    if query.intent and doc.profile.manual_type == query.intent:
+        prior *= 1.1
+    return prior
+
+
+def _dedupe(lines: list) -> list:
+    seen, out = set(), []
+    for line in lines:
+        key = (line.text, tuple(round(v) for v in line.box))
+        if key not in seen:
+            seen.add(key)
+            out.append(line)
+    return out
+
+
+def _coverage(regions: Sequence[Region], query: QueryAnalysis, idf: dict[str, float]) -> float:
+    """Share of the query's term weight found in the supporting regions."""
+    from app.retrieval.query import tokenize
+
+    total = sum(idf.values()) or 1.0
+    found = set()
+    for region in regions:
+        found |= set(tokenize(region.text))
+    return sum(w for t, w in idf.items() if t in found) / total
+
+
+def _confidence(cosine: float, coverage: float) -> float:
+    """A logistic blend of semantic similarity and lexical coverage, in [0, 1]."""
+    z = 9.0 * (cosine - 0.45) + 5.0 * (coverage - 0.5)
+    return 1.0 / (1.0 + math.exp(-z))
