@@ -99,7 +99,11 @@ class Store:
         except apsw.Error as exc:
             raise StoreError(f"cannot open {path}: {exc}") from exc
         store = cls(db, path)
-        store._configure(wal=True)
+        try:
+            store._configure(wal=True)
+        except apsw.Error as exc:  # e.g. a damaged or foreign file named library.db
+            db.close()
+            raise StoreError(f"cannot open {path}: {exc}") from exc
         return store
 
     @classmethod

@@ -1,0 +1,80 @@
+"""Fixtures shared by every test: stores, libraries, the hashing embedder, corpus paths."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+# ``pytest`` (unlike ``python -m pytest``) does not put the repo on sys.path, and the
+# tests import ``tests.helpers``.
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+# Set before anything imports Qt or Hugging Face: no window server, no network.
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from app.library.embedding import HashingEmbedder  # noqa: E402
+from app.library.library import Library  # noqa: E402
+from app.library.store import Store  # noqa: E402
+
+CORPUS_DIR = REPO.parent / "shared" / "corpus"
+MANUALS_DIR = REPO / "manuals"
+
+
+@pytest.fixture
+def store() -> Iterator[Store]:
+    """An empty in-memory library database, migrated to the current schema."""
+    db = Store.memory()
+    yield db
+    db.close()
+
+
+@pytest.fixture
+def tmp_library(tmp_path: Path) -> Iterator[Library]:
+    """An empty library folder under the test's temporary directory."""
+    library = Library.open(tmp_path / "library")
+    yield library
+    library.close()
+
+
+@pytest.fixture(scope="session")
+def hashing_embedder() -> HashingEmbedder:
+    """A model-free, deterministic embedder: fast enough for unit tests."""
+    return HashingEmbedder()
+
+
+@pytest.fixture
+def cli_env(tmp_path: Path) -> dict[str, str]:
+    """Environment for ``python -m app`` subprocesses: no user settings, no network, no Qt."""
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    env.update(
+        LANTERN_SETTINGS=str(tmp_path / "no-user-settings.json"),
+        HF_HUB_OFFLINE="1",
+        TRANSFORMERS_OFFLINE="1",
+        QT_QPA_PLATFORM="offscreen",
+        PYTHONUNBUFFERED="1",
+    )
+    return env
+
+
+@pytest.fixture(scope="session")
+def corpus_dir() -> Path:
+    """../shared/corpus (the real manufacturer manuals); skips when it is not there."""
+    if not CORPUS_DIR.is_dir() or not any(CORPUS_DIR.glob("*.pdf")):
+        pytest.skip(f"the benchmark corpus is not at {CORPUS_DIR}")
+    return CORPUS_DIR
+
+
+@pytest.fixture(scope="session")
+def sample_manuals_dir() -> Path:
+    """<repo>/manuals (the generated sample manuals); skips when it holds no PDF."""
+    if not any(MANUALS_DIR.glob("*.pdf")):
+        pytest.skip(f"no sample manuals in {MANUALS_DIR}: run scripts/make_sample_manuals.py first")
+    return MANUALS_DIR
