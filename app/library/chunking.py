@@ -73,7 +73,8 @@ def _add_block(
             _flush(chunks, buf)
             buf = _Buffer(buf.page, buf.heading, list(carried), set())
         buf.lines.append(line)
-    buf.kinds.add(block.kind)
+        # Marked per line: a buffer with no kind is dropped by _flush as heading-only.
+        buf.kinds.add(block.kind)
     return buf
 
 

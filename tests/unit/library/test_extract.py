@@ -1,0 +1,148 @@
+"""Reading PDF pages: structure, tables kept whole, boxes in PDF points, furniture dropped."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from app.library.extract import RawPage, build_page, document_title, read_page
+from app.library.layout import body_font_size, furniture_keys
+from app.library.models import Box, PageContent
+from tests.helpers import pdfs
+
+
+@pytest.fixture(scope="module")
+def manual(tmp_path_factory: pytest.TempPathFactory) -> Iterator[pymupdf.Document]:
+    path = pdfs.text_manual_pdf(tmp_path_factory.mktemp("extract") / "manual.pdf", pages=4)
+    with pymupdf.open(path) as doc:
+        yield doc
+
+
+@pytest.fixture(scope="module")
+def raws(manual: pymupdf.Document) -> list[RawPage]:
+    return [read_page(page) for page in manual]
+
+
+def build_all(raws: list[RawPage]) -> list[PageContent]:
+    body = body_font_size([line for raw in raws for line in raw.lines])
+    furniture = furniture_keys([(raw.height, raw.lines) for raw in raws])
+    return [build_page(raw, body, furniture) for raw in raws]
+
+
+def inside(inner: Box, outer: Box, slack: float = 1.0) -> bool:
+    return (
+        inner[0] >= outer[0] - slack
+        and inner[1] >= outer[1] - slack
+        and inner[2] <= outer[2] + slack
+        and inner[3] <= outer[3] + slack
+    )
+
+
+def blocks_of(page: PageContent, kind: str) -> list[str]:
+    return [b.text for b in page.blocks if b.kind == kind]
+
+
+def test_headings_paragraphs_tables_and_list_items_are_told_apart(raws: list[RawPage]) -> None:
+    first = build_all(raws)[0]
+
+    assert blocks_of(first, "heading")[:2] == [pdfs.SECTION, pdfs.SUBSECTION]
+    (paragraph, *_) = blocks_of(first, "paragraph")
+    assert "Jumper J24 selects the PGM output voltage" in paragraph.replace("\n", " ")
+    assert [t.lstrip("• ") for t in blocks_of(first, "list_item")] == list(pdfs.BULLETS)
+
+
+def test_a_ruled_table_comes_out_whole_with_its_rows_and_cells(raws: list[RawPage]) -> None:
+    first = build_all(raws)[0]
+
+    (table,) = [b for b in first.blocks if b.kind == "table"]
+    assert table.rows == pdfs.TABLE_ROWS
+    assert table.text.split("\n")[1] == "AUX+ | Auxiliary power output | 12 V DC, 500 mA"
+    # Cell text is not repeated as loose paragraphs beside the table.
+    loose = "\n".join(b.text for b in first.blocks if b.kind != "table")
+    assert "Auxiliary power output" not in loose
+
+
+def test_the_table_sits_in_reading_order_between_the_text_above_and_below(
+    raws: list[RawPage],
+) -> None:
+    kinds = [b.kind for b in build_all(raws)[0].blocks]
+
+    assert kinds.index("paragraph") < kinds.index("table") < kinds.index("list_item")
+
+
+def test_words_lines_and_blocks_have_boxes_in_pdf_points(
+    manual: pymupdf.Document, raws: list[RawPage]
+) -> None:
+    first = build_all(raws)[0]
+    page_box = (0.0, 0.0, first.width, first.height)
+    assert (first.width, first.height) == pytest.approx((pdfs.A4.width, pdfs.A4.height))
+
+    (j24,) = [w for w in first.words if w.text == "J24"]
+    (expected,) = manual[0].search_for("J24")
+    assert j24.box == pytest.approx(tuple(expected), abs=1.5)
+    for block in first.blocks:
+        assert inside(block.box, page_box)
+        for line in block.lines:
+            assert inside(line.box, block.box)
+    (table,) = [b for b in first.blocks if b.kind == "table"]
+    assert table.box[0] == pytest.approx(pdfs.LEFT, abs=1.5)
+    assert table.box[3] - table.box[1] == pytest.approx(20.0 * len(pdfs.TABLE_ROWS), abs=2)
+
+
+def test_heading_lines_know_their_size_and_weight(raws: list[RawPage]) -> None:
+    lines = {line.text: line for line in raws[0].lines}
+
+    assert lines[pdfs.SECTION].size == pytest.approx(18.0, abs=0.1)
+    assert lines[pdfs.SECTION].bold
+    assert not lines[pdfs.BULLETS[0]].bold
+
+
+def test_a_running_footer_repeated_on_every_page_is_dropped(raws: list[RawPage]) -> None:
+    pages = build_all(raws)
+
+    assert all(pdfs.FOOTER in raw.text for raw in raws)
+    assert not any(pdfs.FOOTER in page.text for page in pages)
+    assert all(f"pageword{page.number}" in page.text for page in pages)
+
+
+def test_a_key_set_in_a_symbol_font_keeps_its_glyph(raws: list[RawPage]) -> None:
+    first = build_all(raws)[0]
+
+    assert pdfs.KEYPAD_LINE in first.text
+    assert any(w.text == "✱" for w in first.words)
+
+
+def test_a_scanned_page_has_no_text_and_is_covered_by_its_image(tmp_path: Path) -> None:
+    with pymupdf.open(pdfs.scanned_pdf(tmp_path / "scan.pdf")) as doc:
+        raw = read_page(doc[0])
+
+    assert raw.lines == []
+    assert raw.words == []
+    assert raw.image_coverage > 0.95
+
+
+def test_a_page_without_drawings_skips_the_table_search(tmp_path: Path) -> None:
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), "Plain text only, no rules and no table.")
+
+    raw = read_page(doc[0])
+
+    assert raw.tables == []
+    assert raw.text == "Plain text only, no rules and no table."
+
+
+def test_the_title_comes_from_real_metadata(manual: pymupdf.Document, raws: list[RawPage]) -> None:
+    assert document_title(manual, raws[0], "fallback") == pdfs.TITLE
+
+
+def test_a_placeholder_metadata_title_gives_way_to_the_largest_first_page_text(
+    raws: list[RawPage],
+) -> None:
+    doc = pymupdf.open()
+    doc.set_metadata({"title": "Microsoft Word - ax200_v3.docx"})
+
+    assert document_title(doc, raws[0], "fallback") == pdfs.SECTION
+    assert document_title(doc, None, "AX200 guide") == "AX200 guide"
