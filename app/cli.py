@@ -34,6 +34,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = with_library(sub.add_parser("remove", help="remove a manual (id, file name or title)"))
     p.add_argument("doc")
 
+    p = with_library(sub.add_parser("ask", help="ask the manuals a question"))
+    p.add_argument("question")
+    p.add_argument("--json", action="store_true", help="one JSON event per line")
+
+    p = with_library(sub.add_parser("bench", help="run a benchmark dataset blind"))
+    p.add_argument("dataset", type=Path)
+    p.add_argument("--out", type=Path, help="write summary and records as JSON here")
+
     p = with_library(sub.add_parser("open", help="open the window (the default)"))
     return parser
 
@@ -151,6 +159,67 @@ def cmd_remove(args: argparse.Namespace, settings: Any) -> int:
     return 0
 
 
+def _answerer(settings: Any) -> Any:
+    from app.agent.retrieval_mode import RetrievalAnswerer
+    from app.library.embedding import make_embedder
+    from app.library.library import Library
+
+    library = Library.open(settings.library_dir)
+    if not library.store.list_documents():
+        library.close()
+        raise SystemExit(
+            f"error: the library at {settings.library_dir} is empty: import manuals first"
+        )
+    return library, RetrievalAnswerer(library.store, make_embedder(settings.embedder))
+
+
+def cmd_ask(args: argparse.Namespace, settings: Any) -> int:
+    from app.agent.events import Answer, Error, Token, to_json
+
+    library, answerer = _answerer(settings)
+    failed = False
+    for event in answerer.ask(args.question):
+        failed |= isinstance(event, Error) and not event.recoverable
+        if args.json:
+            print(json.dumps(to_json(event), ensure_ascii=False), flush=True)
+        elif isinstance(event, Token):
+            print(event.text, end="", flush=True)
+        elif isinstance(event, Answer):
+            print()
+            for i, c in enumerate(event.citations, start=1):
+                print(f"  [{i}] {c.document} p.{c.page}: {len(c.regions)} region(s)")
+        elif isinstance(event, Error):
+            print(f"error: {event.message}", file=sys.stderr)
+    library.close()
+    return 1 if failed else 0
+
+
+def cmd_bench(args: argparse.Namespace, settings: Any) -> int:
+    from app.bench.dataset import DatasetError, load_dataset
+    from app.bench.runner import BenchProgress, format_summary, run_bench
+
+    try:
+        items = load_dataset(args.dataset)
+    except DatasetError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    library, answerer = _answerer(settings)
+    output: dict[str, Any] = {}
+    for event in run_bench(items, answerer.ask):
+        if isinstance(event, BenchProgress):
+            hit = f"hit at {event.rank}" if event.rank else "no hit"
+            print(f"[{event.done}/{event.total}] {event.item_id}: {hit}", file=sys.stderr)
+        else:
+            output = event
+    library.close()
+    print(format_summary(output["summary"]))
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(output, indent=1, ensure_ascii=False), encoding="utf-8")
+        print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
 def cmd_open(args: argparse.Namespace, settings: Any) -> int:
     from app.ui.main import run_window
 
@@ -162,4 +231,6 @@ COMMANDS = {
     "list": cmd_list,
     "remove": cmd_remove,
     "open": cmd_open,
+    "ask": cmd_ask,
+    "bench": cmd_bench,
 }

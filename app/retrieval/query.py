@@ -22,6 +22,12 @@ STOPWORDS = frozenset(
     i'm it's what's don't doesn't isn't can't won't tell show explain please want need know
     get got make way set use using used happen happens mean means say says""".split()
 )
+# How questions are phrased rather than what they ask about: answers rarely contain them.
+QUESTION_WORDS = frozenset(
+    """compare comparison difference long take takes last lasts type kind customer typed several
+    times rule assuming assume still indicate indicates happens happen exactly correct
+    right wrong possible able whether something anything everything tell describe""".split()
+)
 # Words so common in manuals that they say little about where an answer is.
 WEAK = frozenset(
     """panel system control manual page default set setting settings value use device
@@ -62,6 +68,16 @@ def tokenize(text: str) -> list[str]:
     return [t.lower() for t in _TOKEN.findall(text)]
 
 
+def stem(token: str) -> str:
+    """A light suffix stripper, so 'charging' meets 'charge' and 'restarts' meets 'restart'."""
+    if len(token) <= 4 or not token.isalpha():
+        return token
+    for suffix in ("ations", "ation", "ings", "ing", "ies", "ied", "es", "ed", "ly", "s", "e"):
+        if token.endswith(suffix) and len(token) - len(suffix) >= 4:
+            return token[: -len(suffix)]
+    return token
+
+
 def content_terms(text: str) -> list[str]:
     seen: dict[str, None] = {}
     for token in tokenize(text):
@@ -72,10 +88,17 @@ def content_terms(text: str) -> list[str]:
 
 def analyse(text: str, documents: list[DocumentInfo]) -> QueryAnalysis:
     idents = []
+    product_words = {
+        w for d in documents for w in re.split(r"[\s/-]+", d.profile.product.lower()) if w
+    } | {d.profile.product.lower() for d in documents}
     for match in _IDENT.finditer(text):
         value = match.group(0).strip()
-        if value.lower() not in STOPWORDS and value not in idents and len(value) > 1:
-            idents.append(value)
+        low = value.lower()
+        if low in STOPWORDS or value in idents or len(value) < 2 or low in product_words:
+            continue
+        if value.isalpha() and value.isupper() and len(value) <= 3:
+            continue  # bare acronyms (AC, LED, SMS) are ordinary terms, not identifiers
+        idents.append(value)
     terms = content_terms(text)
     return QueryAnalysis(
         text=text,

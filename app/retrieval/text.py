@@ -20,7 +20,7 @@ import numpy as np
 from app.library.embedding import Embedder
 from app.library.models import DocumentInfo, StoredChunk
 from app.library.store import Store
-from app.retrieval.query import WEAK, QueryAnalysis, analyse, fts_query
+from app.retrieval.query import WEAK, QueryAnalysis, analyse, fts_query, stem, tokenize
 from app.retrieval.regions import Region, idf_weights, select_regions
 from app.retrieval.vectors import VectorIndex
 
@@ -59,8 +59,11 @@ class SearchResult:
 class TextSearch:
     """Hybrid search over one library's chunks and pages."""
 
-    def __init__(self, store: Store, embedder: Embedder, candidates: int = 60) -> None:
+    def __init__(
+        self, store: Store, embedder: Embedder, candidates: int = 60, rerank_depth: int = 30
+    ) -> None:
         self.store = store
+        self.rerank_depth = rerank_depth
         self.embedder = embedder
         self.candidates = candidates
         self.vectors = VectorIndex(store)
@@ -103,6 +106,7 @@ class TextSearch:
         cosine = self._cosines(qvec, list(chunks))
         fused = _rrf([[c for c, _ in dense], lexical, idents], weights=[1.0, 1.0, 0.5])
         pages = self._rank_pages(query, docs, chunks, fused, cosine, page_lex, idf)
+        pages = self._rerank(query, docs, pages[: self.rerank_depth], qvec, idf)
         hits = self._page_hits(query, docs, pages[:k], chunks, fused, cosine, idf)
         timings["rank"] = time.perf_counter() - t4
         timings["total"] = time.perf_counter() - t0
@@ -189,10 +193,38 @@ class TextSearch:
             score = (scores[0] if scores else 0.0) + 0.3 * sum(scores[1:3])
             if key in page_lex:
                 score += 0.8 / (RRF_K + page_lex[key])
-            score *= _document_prior(query, docs.get(key[0]))
-            scored.append((key, score))
+            scored.append((key, score * _document_prior(query, docs.get(key[0]))))
         scored.sort(key=lambda kv: -kv[1])
         return scored
+
+    def _rerank(
+        self,
+        query: QueryAnalysis,
+        docs: dict[int, DocumentInfo],
+        ranked: list[tuple[tuple[int, int], float]],
+        qvec: np.ndarray,
+        idf: dict[str, float],
+    ) -> list[tuple[tuple[int, int], float]]:
+        """Re-score the best pages on all their evidence: where the question's terms meet
+        within a few lines, and the page's closest chunk in meaning."""
+        if not ranked:
+            return []
+        top = ranked[0][1] or 1.0
+        rescored = []
+        for (doc_id, page), score in ranked:
+            page_chunks = self.store.page_chunks(doc_id, page)
+            vectors = self.vectors.get([c.id for c in page_chunks])
+            cos = max((float(v @ qvec) for v in vectors.values()), default=0.0)
+            lines = _dedupe([ln for c in page_chunks for ln in c.lines]) or list(
+                self.store.page_lines(doc_id, page)
+            )
+            headings = " ".join({c.heading for c in page_chunks})
+            cov = window_coverage([ln.text for ln in lines], idf, query.identifiers, headings)
+            semantic = min(max((cos - 0.2) / 0.5, 0.0), 1.0)
+            final = 0.3 * score / top + 0.45 * cov + 0.25 * semantic
+            rescored.append(((doc_id, page), final * _document_prior(query, docs.get(doc_id))))
+        rescored.sort(key=lambda kv: -kv[1])
+        return rescored
 
     def _page_hits(
         self,
@@ -262,6 +294,28 @@ def _dedupe(lines: list) -> list:
             seen.add(key)
             out.append(line)
     return out
+
+
+def window_coverage(
+    lines: Sequence[str],
+    idf: dict[str, float],
+    identifiers: Sequence[str] = (),
+    context: str = "",
+    window: int = 4,
+) -> float:
+    """Best share of the query's term weight found within ``window`` consecutive lines
+    (section headings count for every window)."""
+    total = sum(idf.values()) or 1.0
+    wanted = {stem(t): w for t, w in idf.items()}
+    base = {stem(t) for t in tokenize(context)}
+    line_stems = [{stem(t) for t in tokenize(text)} for text in lines]
+    best = 0.0
+    for start in range(max(len(lines) - window + 1, 1)):
+        found = set(base)
+        for stems in line_stems[start : start + window]:
+            found |= stems
+        best = max(best, sum(w for t, w in wanted.items() if t in found) / total)
+    return best
 
 
 def _coverage(regions: Sequence[Region], query: QueryAnalysis, idf: dict[str, float]) -> float:
