@@ -1,0 +1,498 @@
+"""The model registry: which local models exist, what they are, and which are loaded.
+
+Models are found in three places, in this order of precedence: the app's models folder
+(``Settings.models_dir``, where downloads go), ``<repo>/models`` (development), and the
+Hugging Face cache. Each folder's config.json (and a few marker files) tells its kind; the
+size of its weight files, its memory estimate. Nothing is loaded until a handle's backend
+is first used, and the least recently used idle models are unloaded to keep the total under
+the memory budget. Nothing here opens a network connection.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from app.config import REPO_ROOT, Settings
+from app.runtime.types import hub_offline
+
+ModelKind = Literal["llm", "vlm", "colqwen", "embedder", "unknown"]
+Location = Literal["app", "repo", "hf-cache", "path"]
+KINDS: tuple[ModelKind, ...] = ("llm", "vlm", "colqwen", "embedder")
+GB = 1024**3
+# Loaded size over weight bytes: activations, KV cache and framework buffers.
+RUNTIME_OVERHEAD = 1.2
+WEIGHT_SUFFIXES = (".safetensors", ".bin", ".npz", ".gguf", ".pt", ".pth")
+ENCODER_TYPES = {
+    "bert", "roberta", "xlm-roberta", "mpnet", "distilbert", "nomic_bert", "modernbert",
+    "electra", "deberta-v2", "e5", "gte",
+}  # fmt: skip
+VLM_TYPES = {
+    "qwen2_vl", "qwen2_5_vl", "qwen3_vl", "llava", "llava_next", "idefics2", "idefics3",
+    "smolvlm", "paligemma", "pixtral", "mllama", "gemma3", "mistral3", "florence2", "phi3_v",
+}  # fmt: skip
+SENTENCE_MARKERS = (
+    "modules.json",
+    "sentence_bert_config.json",
+    "config_sentence_transformers.json",
+)
+
+
+class ModelNotFoundError(LookupError):
+    """No local model matches the request; the message says what to download."""
+
+
+class MemoryBudgetError(RuntimeError):
+    """Loading a model would exceed the memory budget even after unloading idle ones."""
+
+
+@dataclass(frozen=True, slots=True)
+class RecommendedModel:
+    """A model known to work well on a Mac, offered in the models dialog."""
+
+    repo_id: str
+    kind: ModelKind
+    purpose: str
+    approx_gb: float
+    note: str = ""
+
+
+RECOMMENDED: tuple[RecommendedModel, ...] = (
+    RecommendedModel(
+        "mlx-community/Qwen2.5-7B-Instruct-4bit", "llm",
+        "Answers and agent decisions; best quality for 16 GB Macs and up.", 4.3,
+    ),
+    RecommendedModel(
+        "mlx-community/Qwen2.5-3B-Instruct-4bit", "llm",
+        "Answers and agent decisions on 8 GB Macs; faster, a little less careful.", 1.8,
+    ),
+    RecommendedModel(
+        "mlx-community/Qwen2.5-VL-3B-Instruct-4bit", "vlm",
+        "Reads page images: wiring diagrams, tables, scanned pages.", 3.1,
+    ),
+    RecommendedModel(
+        "vidore/colqwen2.5-v0.2", "colqwen",
+        "Visual page search (finds pages by how they look).", 7.6,
+        "a LoRA adapter; also needs vidore/colqwen2.5-base (~7.5 GB)",
+    ),
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class ModelInfo:
+    """A model folder on disk, as the registry sees it.
+
+    Attributes:
+        id: Hub-style id ("org/name") when known, else the folder name.
+        memory_bytes: Estimated memory once loaded (weights x RUNTIME_OVERHEAD).
+        quant_bits: Bits per weight when the config declares quantisation, else None.
+        base_model: For an adapter folder (ColQwen LoRA), the base model it needs.
+        fits: Whether ``memory_bytes`` is within the registry's memory budget.
+    """
+
+    id: str
+    path: Path
+    kind: ModelKind
+    model_type: str
+    location: Location
+    disk_bytes: int
+    weight_bytes: int
+    memory_bytes: int
+    quant_bits: int | None = None
+    base_model: str | None = None
+    fits: bool = True
+
+
+# ---- reading one folder ------------------------------------------------------------
+def read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def is_model_dir(folder: Path) -> bool:
+    return (folder / "config.json").is_file() or (folder / "adapter_config.json").is_file()
+
+
+def classify(folder: Path, config: Mapping[str, Any]) -> ModelKind:
+    """Tell a model's kind from its config and marker files (ColQwen, embedder, VLM, LLM)."""
+    model_type = str(config.get("model_type", "")).lower()
+    archs = " ".join(config.get("architectures") or []).lower()
+    adapter = read_json(folder / "adapter_config.json")
+    base = str(adapter.get("base_model_name_or_path", "")).lower()
+    if any(k in text for k in ("colqwen", "colpali") for text in (model_type, archs, base)):
+        return "colqwen"
+    if any((folder / m).is_file() for m in SENTENCE_MARKERS) or (
+        model_type in ENCODER_TYPES and "causallm" not in archs
+    ):
+        return "embedder"
+    if "vision_config" in config or model_type in VLM_TYPES:
+        return "vlm"
+    if "causallm" in archs or "lmheadmodel" in archs or (model_type and not adapter):
+        return "llm"
+    return "unknown"
+
+
+def quant_bits(config: Mapping[str, Any]) -> int | None:
+    """Bits per weight from MLX's ``quantization`` or HF's ``quantization_config``."""
+    for key in ("quantization", "quantization_config"):
+        section = config.get(key)
+        if isinstance(section, dict):
+            if isinstance(section.get("bits"), int):
+                return int(section["bits"])
+            if section.get("load_in_4bit"):
+                return 4
+            if section.get("load_in_8bit"):
+                return 8
+    return None
+
+
+def weight_bytes(folder: Path) -> int:
+    """Bytes of weight files; the safetensors index's total when the weights are absent."""
+    total = sum(f.stat().st_size for f in folder.iterdir() if f.name.endswith(WEIGHT_SUFFIXES))
+    if total:
+        return total
+    index = read_json(folder / "model.safetensors.index.json")
+    return int((index.get("metadata") or {}).get("total_size", 0))
+
+
+def disk_bytes(folder: Path) -> int:
+    """Bytes on disk, following the HF cache's symlinks to their blobs."""
+    total = 0
+    for f in folder.rglob("*"):
+        if f.is_file() and ".cache" not in f.parts:
+            total += f.stat().st_size
+    return total
+
+
+def inspect_folder(folder: Path, model_id: str, location: Location) -> ModelInfo:
+    """Everything the registry needs to know about one model folder (no weights read)."""
+    config = read_json(folder / "config.json")
+    weights = weight_bytes(folder)
+    adapter = read_json(folder / "adapter_config.json")
+    return ModelInfo(
+        id=model_id,
+        path=folder,
+        kind=classify(folder, config),
+        model_type=str(config.get("model_type", "")),
+        location=location,
+        disk_bytes=disk_bytes(folder),
+        weight_bytes=weights,
+        memory_bytes=int(weights * RUNTIME_OVERHEAD),
+        quant_bits=quant_bits(config),
+        base_model=adapter.get("base_model_name_or_path") or None,
+    )
+
+
+# ---- finding folders -----------------------------------------------------------------
+def hf_cache_dir() -> Path:
+    """The Hugging Face hub cache, from the same variables huggingface_hub reads."""
+    if os.environ.get("HF_HUB_CACHE"):
+        return Path(os.environ["HF_HUB_CACHE"]).expanduser()
+    home = os.environ.get("HF_HOME") or Path.home() / ".cache" / "huggingface"
+    return Path(home).expanduser() / "hub"
+
+
+def scan_models_dir(root: Path, location: Location) -> Iterator[ModelInfo]:
+    """Model folders under ``root``: ``name/``, ``org--name/`` (downloads) or ``org/name/``."""
+    for child in _subdirs(root):
+        if is_model_dir(child):
+            yield inspect_folder(child, child.name.replace("--", "/", 1), location)
+            continue
+        for grandchild in _subdirs(child):
+            if is_model_dir(grandchild):
+                yield inspect_folder(grandchild, f"{child.name}/{grandchild.name}", location)
+
+
+def scan_hf_cache(cache: Path) -> Iterator[ModelInfo]:
+    """Snapshots in the HF cache layout ``models--org--name/snapshots/<rev>/``."""
+    for repo in _subdirs(cache):
+        if not repo.name.startswith("models--"):
+            continue
+        snapshot = _current_snapshot(repo)
+        if snapshot is not None and is_model_dir(snapshot):
+            repo_id = repo.name.removeprefix("models--").replace("--", "/", 1)
+            yield inspect_folder(snapshot, repo_id, "hf-cache")
+
+
+def _current_snapshot(repo: Path) -> Path | None:
+    ref = repo / "refs" / "main"
+    if ref.is_file():
+        snapshot = repo / "snapshots" / ref.read_text().strip()
+        if snapshot.is_dir():
+            return snapshot
+    snapshots = sorted(_subdirs(repo / "snapshots"), key=lambda p: p.stat().st_mtime)
+    return snapshots[-1] if snapshots else None
+
+
+def _subdirs(folder: Path) -> list[Path]:
+    """Visible subfolders, skipping unfinished downloads (``*.partial``)."""
+    if not folder.is_dir():
+        return []
+    return sorted(
+        p
+        for p in folder.iterdir()
+        if p.is_dir() and not p.name.startswith(".") and not p.name.endswith(".partial")
+    )
+
+
+BackendFactory = Callable[[ModelInfo], Any]
+
+
+class ModelHandle:
+    """One model the registry knows about; its backend is built and loaded on first use.
+
+    Always reach the model through ``handle.backend``: that is what marks it recently used
+    and lets the registry make room for it. Backends may expose ``load()``, ``unload()``
+    and ``busy`` (a generation is running, so it must not be unloaded).
+    """
+
+    def __init__(self, info: ModelInfo, registry: ModelRegistry) -> None:
+        self.info = info
+        self._registry = registry
+        self._backend: Any = None
+
+    @property
+    def backend(self) -> Any:
+        """The loaded backend (loads it now, unloading idle models if the budget needs it)."""
+        return self._registry._acquire(self)
+
+    def load(self) -> Any:
+        """Load the model now (if it is not) and return its backend; same as ``backend``."""
+        return self._registry._acquire(self)
+
+    @property
+    def backend_if_loaded(self) -> Any:
+        return self._backend
+
+    @property
+    def loaded(self) -> bool:
+        return self._backend is not None
+
+    @property
+    def busy(self) -> bool:
+        return bool(getattr(self._backend, "busy", False))
+
+    def unload(self) -> None:
+        """Free the model's memory; the next ``backend`` access loads it again."""
+        backend, self._backend = self._backend, None
+        if backend is None:
+            return
+        unload = getattr(backend, "unload", None)
+        if callable(unload):
+            unload()
+        self._registry._release(self)
+
+    def _set_backend(self, backend: Any) -> None:
+        self._backend = backend
+
+    def __repr__(self) -> str:
+        state = "loaded" if self.loaded else "not loaded"
+        return f"<ModelHandle {self.info.id} ({self.info.kind}, {state})>"
+
+
+class ModelRegistry:
+    """Finds local models, hands out lazy handles, and keeps loaded ones within the budget.
+
+    Args:
+        settings: Supplies models_dir, memory_budget_gb and the configured llm/vlm/colqwen.
+        roots: Folders to scan, with their location label; defaults to the app's models
+            folder and ``<repo>/models``.
+        hf_cache: The Hugging Face cache to scan; None = the standard place, False = none.
+        factories: Backend constructor per kind (``ModelInfo -> backend``).
+    """
+
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        roots: Sequence[tuple[Path, Location]] | None = None,
+        hf_cache: Path | Literal[False] | None = None,
+        factories: Mapping[str, BackendFactory] | None = None,
+    ) -> None:
+        self.settings = settings or Settings()
+        default_roots: list[tuple[Path, Location]] = [
+            (self.settings.models_dir, "app"),
+            (REPO_ROOT / "models", "repo"),
+        ]
+        self.roots = list(roots or default_roots)
+        self.hf_cache = hf_cache_dir() if hf_cache is None else hf_cache
+        self.factories: dict[str, BackendFactory] = {
+            **self._default_factories(),
+            **(factories or {}),
+        }
+        self._lock = threading.RLock()
+        self._models: list[ModelInfo] | None = None
+        self._handles: dict[str, ModelHandle] = {}
+        self._loaded: OrderedDict[str, ModelHandle] = OrderedDict()
+
+    @property
+    def budget_bytes(self) -> int:
+        return int(self.settings.memory_budget_gb * GB)
+
+    def register_backend(self, kind: str, factory: BackendFactory) -> None:
+        """Use ``factory`` to build backends of ``kind`` (e.g. a ColQwen or embedder backend)."""
+        self.factories[kind] = factory
+
+    def scan(self, refresh: bool = False) -> list[ModelInfo]:
+        """All local models, first location winning when an id appears twice."""
+        with self._lock:
+            if self._models is None or refresh:
+                found: dict[str, ModelInfo] = {}
+                for info in self._scan_all():
+                    found.setdefault(info.id, self._with_fit(info))
+                self._models = list(found.values())
+            return list(self._models)
+
+    def models(self, kind: ModelKind) -> list[ModelInfo]:
+        return [m for m in self.scan() if m.kind == kind]
+
+    def find(self, spec: str) -> ModelInfo | None:
+        """The model named by an id ("org/name"), a folder name, or a folder path."""
+        models, low = self.scan(), spec.lower()
+        matchers: tuple[Callable[[ModelInfo], bool], ...] = (
+            lambda m: m.id == spec,
+            lambda m: m.id.lower() == low,
+            lambda m: m.path.name.lower() in (low, low.replace("/", "--")),
+        )
+        for matches in matchers:
+            for info in models:
+                if matches(info):
+                    return info
+        path = Path(spec).expanduser()
+        if is_model_dir(path):
+            return self._with_fit(inspect_folder(path.resolve(), path.name, "path"))
+        return None
+
+    def get(self, kind_or_id: str) -> ModelHandle:
+        """A lazy handle for a kind ("llm", "vlm", ...) or a model id/path; nothing loads yet."""
+        info = self._choose(kind_or_id) if kind_or_id in KINDS else self.find(kind_or_id)
+        if info is None:
+            raise ModelNotFoundError(_not_found_message(kind_or_id))
+        with self._lock:
+            handle = self._handles.get(str(info.path))
+            if handle is None:
+                handle = ModelHandle(info, self)
+                self._handles[str(info.path)] = handle
+            return handle
+
+    def available(self, kind: ModelKind) -> bool:
+        """Whether ``get(kind)`` would find a model (the no-LLM mode asks this)."""
+        try:
+            return self._choose(kind) is not None
+        except ModelNotFoundError:
+            return False
+
+    def loaded(self) -> list[ModelHandle]:
+        """Loaded handles, least recently used first."""
+        with self._lock:
+            return list(self._loaded.values())
+
+    def loaded_bytes(self) -> int:
+        return sum(h.info.memory_bytes for h in self.loaded())
+
+    def unload_all(self) -> None:
+        for handle in self.loaded():
+            handle.unload()
+
+    # ---- used by ModelHandle ----
+    def _acquire(self, handle: ModelHandle) -> Any:
+        """Load ``handle``'s backend if needed, making room first; mark it most recent."""
+        with self._lock:
+            key = str(handle.info.path)
+            if handle.backend_if_loaded is None:
+                self._make_room(handle)
+                factory = self.factories.get(handle.info.kind)
+                if factory is None:
+                    raise ModelNotFoundError(f"no backend can run {handle.info.kind} models yet")
+                with hub_offline():
+                    backend = factory(handle.info)
+                    load = getattr(backend, "load", None)
+                    if callable(load):
+                        load()
+                handle._set_backend(backend)
+                self._loaded[key] = handle
+            self._loaded.move_to_end(key)
+            return handle.backend_if_loaded
+
+    def _release(self, handle: ModelHandle) -> None:
+        with self._lock:
+            self._loaded.pop(str(handle.info.path), None)
+        gc.collect()
+
+    def _make_room(self, incoming: ModelHandle) -> None:
+        need = incoming.info.memory_bytes
+        if need > self.budget_bytes:
+            raise MemoryBudgetError(
+                f"{incoming.info.id} needs about {need / GB:.1f} GB; the memory budget is "
+                f"{self.settings.memory_budget_gb:.1f} GB (setting memory_budget_gb)"
+            )
+        for handle in list(self._loaded.values()):
+            if self.loaded_bytes() + need <= self.budget_bytes:
+                return
+            if not handle.busy:
+                handle.unload()
+        if self.loaded_bytes() + need > self.budget_bytes:
+            busy = ", ".join(h.info.id for h in self._loaded.values())
+            raise MemoryBudgetError(f"cannot load {incoming.info.id}: {busy} in use")
+
+    def _choose(self, kind: str) -> ModelInfo | None:
+        """The configured model of ``kind``, else the best installed one that fits."""
+        configured = str(getattr(self.settings, kind, "") or "")
+        if configured:
+            info = self.find(configured)
+            if info is None:
+                raise ModelNotFoundError(_not_found_message(configured))
+            return info
+        candidates = [m for m in self.scan() if m.kind == kind and m.fits]
+        order = [r.repo_id for r in RECOMMENDED]
+        candidates.sort(
+            key=lambda m: (order.index(m.id) if m.id in order else len(order), -m.memory_bytes)
+        )
+        return candidates[0] if candidates else None
+
+    def _default_factories(self) -> dict[str, BackendFactory]:
+        """MLX LLM and VLM backends, and the ColQwen loader; imports stay lazy."""
+
+        def llm(info: ModelInfo) -> Any:
+            from app.runtime.llm_mlx import MlxLLM
+
+            return MlxLLM(info.path, model_id=info.id)
+
+        def vlm(info: ModelInfo) -> Any:
+            from app.runtime.vlm_mlx import MlxVLM
+
+            return MlxVLM(info.path, model_id=info.id)
+
+        def colqwen(info: ModelInfo) -> Any:
+            from app.runtime.colqwen import load_colqwen
+
+            return load_colqwen(str(info.path), models_dir=self.settings.models_dir)
+
+        return {"llm": llm, "vlm": vlm, "colqwen": colqwen}
+
+    def _scan_all(self) -> Iterator[ModelInfo]:
+        for root, location in self.roots:
+            yield from scan_models_dir(Path(root), location)
+        if self.hf_cache:
+            yield from scan_hf_cache(Path(self.hf_cache))
+
+    def _with_fit(self, info: ModelInfo) -> ModelInfo:
+        return replace(info, fits=info.memory_bytes <= self.budget_bytes)
+
+
+def _not_found_message(spec: str) -> str:
+    if spec in KINDS:
+        hints = [r.repo_id for r in RECOMMENDED if r.kind == spec]
+        tip = f"; download one with: python -m app models download {hints[0]}" if hints else ""
+        return f"no {spec} model is installed{tip}"
+    return f"model {spec!r} is not on this machine (models folder, <repo>/models, HF cache)"
