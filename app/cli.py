@@ -109,7 +109,11 @@ class _ProgressPrinter:
         now = time.monotonic()
         key = f"{event.path}:{event.phase}"
         finished = event.done == event.total
-        if key == self._last_phase and not finished and now - self._last < (0.2 if self.tty else 2.0):
+        if (
+            key == self._last_phase
+            and not finished
+            and now - self._last < (0.2 if self.tty else 2.0)
+        ):
             return
         self._last, self._last_phase = now, key
         eta = f", ETA {event.eta_s:.0f} s" if event.eta_s else ""

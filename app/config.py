@@ -68,7 +68,8 @@ class Settings(BaseModel):
         default=1, ge=0, le=5, description="Lines repeated between consecutive chunks."
     )
     llm: str = Field(
-        default="", description="LLM for answers and decisions (model id or folder); empty = no-LLM."
+        default="",
+        description="LLM for answers and decisions (model id or folder); empty = no-LLM.",
     )
     vlm: str = Field(default="", description="Vision-language model for reading page images.")
     colqwen: str = Field(

@@ -114,9 +114,7 @@ def _units(store: Store, hit: PageHit, rank: int) -> list[Evidence]:
     return _dedupe(units)
 
 
-def _sentences(
-    lines: Sequence[TextLine], hit: PageHit, rank: int, heading: str
-) -> list[Evidence]:
+def _sentences(lines: Sequence[TextLine], hit: PageHit, rank: int, heading: str) -> list[Evidence]:
     """Sentences across line breaks, each with the union box of the lines it spans."""
     out = []
     buffer: list[TextLine] = []
@@ -198,9 +196,7 @@ def _compose(chosen: list[Evidence], support: float) -> ExtractiveAnswer:
 def _abstain(result: SearchResult, support: float) -> ExtractiveAnswer:
     searched = ", ".join(sorted({p.title for p in result.pages[:5]})) or "the library"
     terms = ", ".join(result.query.terms[:8])
-    text = (
-        "The manuals don't say. I searched " + searched + f" for: {terms}."
-    )
+    text = "The manuals don't say. I searched " + searched + f" for: {terms}."
     if result.pages:
         top = result.pages[0]
         text += f" The closest passage was {top.title} p.{top.page}, which does not answer it."

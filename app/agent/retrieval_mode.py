@@ -37,7 +37,9 @@ class RetrievalAnswerer:
 
     def ask(self, question: str) -> Iterator[Event]:
         started = time.perf_counter()
-        yield Decision("text_search", "Search the manuals' text for the question.", {"query": question}, 1)
+        yield Decision(
+            "text_search", "Search the manuals' text for the question.", {"query": question}, 1
+        )
         yield Status("Searching the manuals…", "text_search")
         t0 = time.perf_counter()
         result = self.search.search(question, k=self.pages)
@@ -45,13 +47,20 @@ class RetrievalAnswerer:
             "text_search",
             _summary(result),
             [
-                {"document": p.file_name, "page": p.page, "score": p.score, "confidence": p.confidence}
+                {
+                    "document": p.file_name,
+                    "page": p.page,
+                    "score": p.score,
+                    "confidence": p.confidence,
+                }
                 for p in result.pages
             ],
             round(time.perf_counter() - t0, 4),
         )
         yield Decision("answer", "Quote the passages that answer it, with citations.", {}, 2)
-        answer = answer_extractively(result, self.store, self.embedder, self.search._idf(result.query.terms))
+        answer = answer_extractively(
+            result, self.store, self.embedder, self.search._idf(result.query.terms)
+        )
         for piece in _pieces(answer.text):
             yield Token(piece)
         yield to_answer_event(answer, result)
@@ -62,7 +71,9 @@ def to_answer_event(answer: ExtractiveAnswer, result: SearchResult) -> Answer:
     return Answer(
         text=answer.text,
         citations=[
-            CitationOut(c.document, c.title, c.page, [[round(v, 2) for v in box] for box in c.regions])
+            CitationOut(
+                c.document, c.title, c.page, [[round(v, 2) for v in box] for box in c.regions]
+            )
             for c in answer.citations
         ],
         abstained=answer.abstained,
@@ -75,7 +86,8 @@ def _summary(result: SearchResult) -> str:
     if not result.pages:
         return "nothing found"
     top = result.pages[0]
-    return f"{len(result.pages)} pages; best {top.title} p.{top.page} (confidence {top.confidence:.2f})"
+    best = f"{top.title} p.{top.page}"
+    return f"{len(result.pages)} pages; best {best} (confidence {top.confidence:.2f})"
 
 
 def _pieces(text: str, size: int = 24) -> Iterator[str]:

@@ -71,12 +71,17 @@ def _block(items: Sequence[BenchItem], records: Sequence[dict[str, Any]]) -> dic
         "mrr": round(sum(1 / r for r in ranks if r) / n, 3) if n else None,
         "manual_accuracy": round(
             sum(bool(r["score"]["document_correct"]) for _, r in answerable) / n, 3
-        ) if n else None,
+        )
+        if n
+        else None,
         "key_fact_recall": round(
             sum(r["score"]["facts_found"] for _, r in answerable) / facts_total, 3
-        ) if facts_total else None,
+        )
+        if facts_total
+        else None,
         "abstention_accuracy": round(sum(r["abstained"] for r in unans) / len(unans), 3)
-        if unans else None,
+        if unans
+        else None,
         "false_abstentions": sum(r["abstained"] for _, r in answerable),
         "latency_p50_s": _pct(latencies, 50),
         "latency_p95_s": _pct(latencies, 95),

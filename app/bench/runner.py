@@ -23,9 +23,7 @@ class BenchProgress:
     rank: int | None
 
 
-def run_bench(
-    items: Sequence[BenchItem], ask: AskFn
-) -> Iterator[BenchProgress | dict[str, Any]]:
+def run_bench(items: Sequence[BenchItem], ask: AskFn) -> Iterator[BenchProgress | dict[str, Any]]:
     """Yields progress per question, then ``{"summary": ..., "records": [...]}``."""
     records = []
     for done, item in enumerate(items, start=1):
@@ -62,11 +60,33 @@ def ask_blind(question: str, ask: AskFn) -> dict[str, Any]:
 
 def format_summary(summary: dict[str, Any]) -> str:
     """The summary as a plain-text table: overall, then one row per category."""
-    cols = ["questions", "hit@1", "hit@3", "hit@5", "mrr", "manual_accuracy", "key_fact_recall",
-            "abstention_accuracy", "false_abstentions", "latency_p50_s", "latency_p95_s"]
-    heads = ["n", "Hit@1", "Hit@3", "Hit@5", "MRR", "manual", "facts", "abstain", "false-abst",
-             "p50 s", "p95 s"]
-    rows = [("all", summary)] + list(summary.get("per_category", {}).items())
+    cols = [
+        "questions",
+        "hit@1",
+        "hit@3",
+        "hit@5",
+        "mrr",
+        "manual_accuracy",
+        "key_fact_recall",
+        "abstention_accuracy",
+        "false_abstentions",
+        "latency_p50_s",
+        "latency_p95_s",
+    ]
+    heads = [
+        "n",
+        "Hit@1",
+        "Hit@3",
+        "Hit@5",
+        "MRR",
+        "manual",
+        "facts",
+        "abstain",
+        "false-abst",
+        "p50 s",
+        "p95 s",
+    ]
+    rows = [("all", summary), *summary.get("per_category", {}).items()]
     lines = [f"{'category':<14}" + "".join(f"{h:>11}" for h in heads)]
     for name, block in rows:
         cells = ["-" if block.get(c) is None else f"{block[c]}" for c in cols]

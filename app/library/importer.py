@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -26,7 +26,7 @@ from app.library.images import RenderError, render_thumbnail
 from app.library.layout import body_font_size, furniture_keys, group_lines_by_gap
 from app.library.library import Library
 from app.library.models import PageContent, TextLine
-from app.library.ocr import OcrEngine, make_ocr_engine
+from app.library.ocr import OcrEngine, OcrLine, make_ocr_engine
 from app.library.profile import build_profile
 from app.library.store import NewDocument, PageRecord
 from app.library.symbols import searchable_text
@@ -102,7 +102,7 @@ class Importer:
         library: Library,
         settings: Settings | None = None,
         embedder: Embedder | None = None,
-        ocr: OcrEngine | None | Literal["default"] = "default",
+        ocr: OcrEngine | Literal["default"] | None = "default",
     ) -> None:
         self.library = library
         self.settings = settings or Settings()
@@ -137,28 +137,35 @@ class Importer:
 
     def _import_one(
         self, path: Path, cancel: threading.Event | None
-    ) -> Iterator[ImportEvent]:
+    ) -> Generator[ImportEvent, None, ImportResult]:
         yield ImportProgress(str(path), "hashing", 0, 1)
         data = _read_file(path)
         sha = hashlib.sha256(data).hexdigest()
         existing = self.library.store.find_by_hash(sha)
         if existing is not None:
             return ImportResult(
-                str(path), "skipped", f"already in the library as {existing.file_name}",
-                existing.id, existing.title, existing.pages, existing.ocr_pages,
+                str(path),
+                "skipped",
+                f"already in the library as {existing.file_name}",
+                existing.id,
+                existing.title,
+                existing.pages,
+                existing.ocr_pages,
             )
         doc = _open_pdf(path, data)
         with doc:
             raws = yield from self._read_pages(path, doc, cancel)
             raws = yield from self._ocr_pages(path, doc, raws, cancel)
             pages = _build_pages(raws)
-            chunks = chunk_pages(pages, self.settings.chunk_chars, self.settings.chunk_overlap_lines)
+            chunks = chunk_pages(
+                pages, self.settings.chunk_chars, self.settings.chunk_overlap_lines
+            )
             search_texts = [searchable_text(embedding_text(c)) for c in chunks]
             vectors = yield from self._embed(path, search_texts, cancel)
             thumbs, warnings = yield from self._thumbnails(path, doc, cancel)
             title = document_title(doc, raws[0] if raws else None, path.stem)
         yield ImportProgress(str(path), "saving", 0, 1)
-        copy = self.library.keep_copy(path, sha)
+        copy = self.library.keep_copy(data, sha)
         new = NewDocument(
             sha256=sha,
             file_name=path.name,
@@ -175,13 +182,19 @@ class Importer:
         yield ImportProgress(str(path), "saving", 1, 1)
         ocr_pages = sum(1 for p in pages if p.ocr)
         return ImportResult(
-            str(path), "imported", "", doc_id, title, len(pages), ocr_pages,
+            str(path),
+            "imported",
+            "",
+            doc_id,
+            title,
+            len(pages),
+            ocr_pages,
             warnings=tuple(warnings),
         )
 
     def _read_pages(
         self, path: Path, doc: pymupdf.Document, cancel: threading.Event | None
-    ) -> Iterator[ImportEvent]:
+    ) -> Generator[ImportEvent, None, list[RawPage]]:
         raws: list[RawPage] = []
         clock = _Clock()
         total = doc.page_count
@@ -190,8 +203,11 @@ class Importer:
             try:
                 raws.append(read_page(doc[index]))
             except Exception as exc:
-                raise ImportFailure(f"page {index + 1} is damaged and cannot be read ({exc})")
-            yield ImportProgress(str(path), "reading text", index + 1, total, clock.eta(index + 1, total))
+                reason = f"page {index + 1} is damaged and cannot be read ({exc})"
+                raise ImportFailure(reason) from None
+            yield ImportProgress(
+                str(path), "reading text", index + 1, total, clock.eta(index + 1, total)
+            )
         return raws
 
     def _ocr_pages(
@@ -200,7 +216,7 @@ class Importer:
         doc: pymupdf.Document,
         raws: list[RawPage],
         cancel: threading.Event | None,
-    ) -> Iterator[ImportEvent]:
+    ) -> Generator[ImportEvent, None, list[RawPage]]:
         todo = [i for i, raw in enumerate(raws) if needs_ocr(raw.text, raw.image_coverage)]
         engine = self.ocr if todo else None
         if not todo or engine is None:
@@ -209,7 +225,11 @@ class Importer:
         for n, index in enumerate(todo, start=1):
             _check(cancel)
             yield ImportProgress(
-                str(path), "OCR", n - 1, len(todo), clock.eta(n - 1, len(todo)),
+                str(path),
+                "OCR",
+                n - 1,
+                len(todo),
+                clock.eta(n - 1, len(todo)),
                 f"page {index + 1}",
             )
             lines = engine.recognize(doc[index], self.settings.ocr_dpi)
@@ -219,7 +239,7 @@ class Importer:
 
     def _embed(
         self, path: Path, texts: list[str], cancel: threading.Event | None
-    ) -> Iterator[ImportEvent]:
+    ) -> Generator[ImportEvent, None, np.ndarray]:
         parts: list[np.ndarray] = []
         done, clock = 0, _Clock()
         yield ImportProgress(str(path), "embedding", 0, len(texts))
@@ -227,14 +247,16 @@ class Importer:
             _check(cancel)
             parts.append(batch)
             done += len(batch)
-            yield ImportProgress(str(path), "embedding", done, len(texts), clock.eta(done, len(texts)))
+            yield ImportProgress(
+                str(path), "embedding", done, len(texts), clock.eta(done, len(texts))
+            )
         if not parts:
             return np.zeros((0, self.embedder.dim), dtype=np.float32)
         return np.concatenate(parts)
 
     def _thumbnails(
         self, path: Path, doc: pymupdf.Document, cancel: threading.Event | None
-    ) -> Iterator[ImportEvent]:
+    ) -> Generator[ImportEvent, None, tuple[list[bytes | None], list[str]]]:
         thumbs: list[bytes | None] = []
         warnings: list[str] = []
         clock, total = _Clock(), doc.page_count
@@ -245,7 +267,9 @@ class Importer:
             except RenderError as exc:
                 thumbs.append(None)
                 warnings.append(str(exc))
-            yield ImportProgress(str(path), "page images", index + 1, total, clock.eta(index + 1, total))
+            yield ImportProgress(
+                str(path), "page images", index + 1, total, clock.eta(index + 1, total)
+            )
         return thumbs, warnings
 
 
@@ -315,8 +339,8 @@ def _build_pages(raws: list[RawPage]) -> list[PageContent]:
     return [build_page(raw, body, furniture) for raw in raws]
 
 
-def _ocr_raw(raw: RawPage, lines: list) -> RawPage:  # lines: list[OcrLine]
-    text_lines = [TextLine(ln.text, tuple(ln.box), 0.0, False) for ln in lines if ln.text.strip()]
+def _ocr_raw(raw: RawPage, lines: list[OcrLine]) -> RawPage:
+    text_lines = [TextLine(ln.text, ln.box, 0.0, False) for ln in lines if ln.text.strip()]
     words = [w for ln in lines for w in ln.words]
     return RawPage(
         number=raw.number,
@@ -355,6 +379,12 @@ def reembed(library: Library, embedder: Embedder) -> Iterator[ImportProgress]:
     for batch in embedder.embed_batches([text for _, text in rows]):
         parts.append(batch)
         done += len(batch)
-        yield ImportProgress("library", "embedding", done, len(rows), clock.eta(done, len(rows)),
-                             f"re-embedding with {embedder.name}")
+        yield ImportProgress(
+            "library",
+            "embedding",
+            done,
+            len(rows),
+            clock.eta(done, len(rows)),
+            f"re-embedding with {embedder.name}",
+        )
     store.replace_vectors([cid for cid, _ in rows], np.concatenate(parts), embedder.name)

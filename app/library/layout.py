@@ -93,9 +93,7 @@ def drop_furniture(lines: Sequence[TextLine], height: float, keys: set[str]) -> 
     return kept
 
 
-def group_blocks(
-    groups: Sequence[Sequence[TextLine]], body_size: float
-) -> list[Block]:
+def group_blocks(groups: Sequence[Sequence[TextLine]], body_size: float) -> list[Block]:
     """Split line groups (layout blocks) into headings, list items and paragraphs.
 
     A list item runs on over following lines, even across layout blocks, until the next

@@ -14,7 +14,6 @@ Deleting the folder resets Lantern.
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
 from pathlib import Path
 
@@ -58,16 +57,20 @@ class Library:
         sha = doc if isinstance(doc, str) else doc.sha256
         return self.documents_dir / f"{sha}.pdf"
 
-    def keep_copy(self, source: Path, sha256: str) -> Path:
-        """Copy an imported PDF into the library atomically (before its rows commit)."""
+    def keep_copy(self, data: bytes, sha256: str) -> Path:
+        """Keep an imported PDF in the library atomically (before its rows commit).
+
+        Takes the bytes that were hashed and read, not the source path: the original may
+        have been moved, deleted or rewritten since.
+        """
         target = self.pdf_path(sha256)
         if target.is_file():
             return target
         self.documents_dir.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=self.documents_dir, suffix=".part")
-        os.close(fd)
         try:
-            shutil.copyfile(source, tmp)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
             os.replace(tmp, target)
         except OSError:
             Path(tmp).unlink(missing_ok=True)

@@ -151,7 +151,7 @@ class Store:
 
     def schema_version(self) -> int:
         row = self.db.execute("SELECT MAX(number) FROM migrations").fetchone()
-        return int(row[0] or 0)
+        return int(row[0] or 0) if row else 0
 
     # ---- documents -------------------------------------------------------------------
     def find_by_hash(self, sha256: str) -> DocumentInfo | None:
@@ -244,8 +244,8 @@ class Store:
             zip(doc.chunks, doc.chunk_search_texts, vectors, strict=True)
         ):
             db.execute(
-                "INSERT INTO chunks(document_id, page, seq, kind, heading, text, search_text, lines)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO chunks(document_id, page, seq, kind, heading, text, search_text,"
+                " lines) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     doc_id,
                     chunk.page,
@@ -272,7 +272,9 @@ class Store:
     def remove_document(self, doc_id: int) -> bool:
         """Delete a document and everything derived from it. True if it existed."""
         with self.transaction() as db:
-            chunk_ids = [r[0] for r in db.execute("SELECT id FROM chunks WHERE document_id = ?", (doc_id,))]
+            chunk_ids = [
+                r[0] for r in db.execute("SELECT id FROM chunks WHERE document_id = ?", (doc_id,))
+            ]
             if self._has_vector_index():
                 for cid in chunk_ids:
                     db.execute("DELETE FROM vec_chunks WHERE rowid = ?", (cid,))
@@ -304,9 +306,7 @@ class Store:
         return int(raw) if raw else None
 
     def _has_vector_index(self) -> bool:
-        row = self.db.execute(
-            "SELECT 1 FROM sqlite_master WHERE name = 'vec_chunks'"
-        ).fetchone()
+        row = self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'vec_chunks'").fetchone()
         return row is not None
 
     def ensure_vector_index(self, dim: int) -> None:
@@ -321,13 +321,17 @@ class Store:
         with self.transaction() as db:
             db.execute(f"CREATE VIRTUAL TABLE vec_chunks USING vec0(embedding float[{dim}])")
             db.execute(f"CREATE VIRTUAL TABLE vec_chunks_bits USING vec0(embedding bit[{dim}])")
-            db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('vector_dim', ?)", (str(dim),))
+            db.execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES ('vector_dim', ?)", (str(dim),)
+            )
 
     def replace_vectors(self, ids: Sequence[int], vectors: np.ndarray, embedder: str) -> None:
         """Rebuild every vector (after the embedder changed), in one transaction."""
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         with self.transaction() as db:
-            db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('embedder', ?)", (embedder,))
+            db.execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES ('embedder', ?)", (embedder,)
+            )
             db.execute("DROP TABLE IF EXISTS vec_chunks")
             db.execute("DROP TABLE IF EXISTS vec_chunks_bits")
             db.execute("DELETE FROM meta WHERE key = 'vector_dim'")
@@ -335,19 +339,20 @@ class Store:
             if len(ids):
                 dim = vectors.shape[1]
                 db.execute(f"CREATE VIRTUAL TABLE vec_chunks USING vec0(embedding float[{dim}])")
-                db.execute(
-                    f"CREATE VIRTUAL TABLE vec_chunks_bits USING vec0(embedding bit[{dim}])"
-                )
+                db.execute(f"CREATE VIRTUAL TABLE vec_chunks_bits USING vec0(embedding bit[{dim}])")
                 db.execute("INSERT INTO meta(key, value) VALUES ('vector_dim', ?)", (str(dim),))
                 for cid, vec in zip(ids, vectors, strict=True):
                     self._insert_vector(db, int(cid), vec)
 
     # ---- reading -----------------------------------------------------------------------
     def chunk_count(self) -> int:
-        return int(self.db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0])
+        row = self.db.execute("SELECT COUNT(*) FROM chunks").fetchone()
+        return int(row[0]) if row else 0
 
     def all_chunk_texts(self) -> list[tuple[int, str]]:
-        return [(r[0], r[1]) for r in self.db.execute("SELECT id, search_text FROM chunks ORDER BY id")]
+        return [
+            (r[0], r[1]) for r in self.db.execute("SELECT id, search_text FROM chunks ORDER BY id")
+        ]
 
     def chunks(self, ids: Sequence[int]) -> dict[int, StoredChunk]:
         """Chunks by id (missing ids are left out)."""
@@ -370,7 +375,9 @@ class Store:
             " WHERE document_id = ? AND page = ? ORDER BY seq",
             (doc_id, page),
         )
-        return [StoredChunk(r[0], r[1], r[2], r[3], r[4], r[5], lines_from_json(r[6])) for r in rows]
+        return [
+            StoredChunk(r[0], r[1], r[2], r[3], r[4], r[5], lines_from_json(r[6])) for r in rows
+        ]
 
     def page_text(self, doc_id: int, page: int) -> str | None:
         row = self.db.execute(
@@ -397,7 +404,9 @@ class Store:
         return bytes(row[0]) if row and row[0] is not None else None
 
     def source_path(self, doc_id: int) -> str | None:
-        row = self.db.execute("SELECT source_path FROM documents WHERE id = ?", (doc_id,)).fetchone()
+        row = self.db.execute(
+            "SELECT source_path FROM documents WHERE id = ?", (doc_id,)
+        ).fetchone()
         return row[0] if row else None
 
     def check_integrity(self) -> list[str]:
@@ -411,12 +420,12 @@ class Store:
                 problems.append(f"document {doc_id}: {actual} pages stored, {expected} expected")
         orphans = self.db.execute(
             "SELECT COUNT(*) FROM chunks WHERE document_id NOT IN (SELECT id FROM documents)"
-        ).fetchone()[0]
+        ).fetchone()[0]  # type: ignore[index]
         if orphans:
             problems.append(f"{orphans} chunks without a document")
         missing = self.db.execute(
             "SELECT COUNT(*) FROM chunks WHERE id NOT IN (SELECT chunk_id FROM chunk_vectors)"
-        ).fetchone()[0]
+        ).fetchone()[0]  # type: ignore[index]
         if missing:
             problems.append(f"{missing} chunks without a vector")
         return problems

@@ -12,45 +12,105 @@ from dataclasses import dataclass
 
 from app.library.models import DocumentInfo, ManualType
 
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
 STOPWORDS = frozenset(
-    """a about above after again all also am an and any are as at be because been before being
-    below between both but by can could did do does doing down during each few for from further
-    had has have having he her here hers how i if in into is it its itself just me more most my
-    no nor not now of off on once only or other our out over own same she should so some such
-    than that the their them then there these they this those through to too under until up
-    very was we were what when where which while who whom why will with would you your yours
-    i'm it's what's don't doesn't isn't can't won't tell show explain please want need know
-    get got make way set use using used happen happens mean means say says""".split()
+    _words(
+        """
+    a about above after again all also am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for
+    from further had has have having he her here hers how i if in into is it its itself
+    just me more most my no nor not now of off on once only or other our out over own
+    same she should so some such than that the their them then there these they this
+    those through to too under until up very was we were what when where which while who
+    whom why will with would you your yours i'm it's what's don't doesn't isn't can't
+    won't tell show explain please want need know get got make way set use using used
+    happen happens mean means say says
+    """
+    )
 )
 # How questions are phrased rather than what they ask about: answers rarely contain them.
 QUESTION_WORDS = frozenset(
-    """compare comparison difference long take takes last lasts type kind customer typed several
-    times rule assuming assume still indicate indicates happens happen exactly correct
-    right wrong possible able whether something anything everything tell describe""".split()
+    _words(
+        """
+    compare comparison difference long take takes last lasts type kind customer typed
+    several times rule assuming assume still indicate indicates happens happen exactly
+    correct right wrong possible able whether something anything everything tell
+    describe
+    """
+    )
 )
 # Words so common in manuals that they say little about where an answer is.
 WEAK = frozenset(
-    """panel system control manual page default set setting settings value use device
-    unit please see refer following shown""".split()
+    _words(
+        """
+    panel system control manual page default set setting settings value use device unit
+    please see refer following shown
+    """
+    )
 )
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:[.\-/+][A-Za-z0-9]+)*\+?|[✱★▲▼◄►#]")
 _IDENT = re.compile(
     r"""(?x)
     \b(?:[A-Z]{1,6}[-]?\d+[A-Z0-9-]*)\b      # J24, CID1301, HSGW-MAX8, BOGP-3
-    | \b\d+(?:\.\d+)?\s?(?:V|VDC|VAC|mA|A|Ah|mAh|W|Hz|kHz|MHz|GHz|ms|s|sec|min|h|hrs?|AWG|dB|°C|°F|Ω|ohms?|k|%)\b
+    | \b\d+(?:\.\d+)?\s?(?:V|VDC|VAC|mA|A|Ah|mAh|W|Hz|kHz|MHz|GHz|ms|s|sec|min|h|hrs?
+                         |AWG|dB|°C|°F|Ω|ohms?|k|%)\b
     | \b\d{3,}\b                             # 1301, 7982, 600
     | \b[A-Z]{2,}[A-Z0-9]*\b                  # CID, PGM, AUX, RS485
     """
 )
 _INTENT: dict[ManualType, tuple[str, ...]] = {
     "installation": (
-        "wire", "wiring", "wired", "jumper", "terminal", "install", "installation", "mount",
-        "mounting", "connect", "connection", "cable", "resistor", "eol", "voltage", "current",
-        "battery", "power", "supply", "bus", "rs485", "pgm", "aux", "bell", "siren", "antenna",
+        "wire",
+        "wiring",
+        "wired",
+        "jumper",
+        "terminal",
+        "install",
+        "installation",
+        "mount",
+        "mounting",
+        "connect",
+        "connection",
+        "cable",
+        "resistor",
+        "eol",
+        "voltage",
+        "current",
+        "battery",
+        "power",
+        "supply",
+        "bus",
+        "rs485",
+        "pgm",
+        "aux",
+        "bell",
+        "siren",
+        "antenna",
     ),
     "user": (
-        "arm", "arming", "disarm", "keypad", "code", "pin", "user", "chime", "bypass", "lcd",
-        "display", "press", "key", "menu", "sms", "mode", "lockout", "locked", "led",
+        "arm",
+        "arming",
+        "disarm",
+        "keypad",
+        "code",
+        "pin",
+        "user",
+        "chime",
+        "bypass",
+        "lcd",
+        "display",
+        "press",
+        "key",
+        "menu",
+        "sms",
+        "mode",
+        "lockout",
+        "locked",
+        "led",
     ),
 }
 

@@ -23,9 +23,7 @@ class Region:
     score: float
 
 
-def line_score(
-    line: TextLine, idf: Mapping[str, float], identifiers: Sequence[str]
-) -> float:
+def line_score(line: TextLine, idf: Mapping[str, float], identifiers: Sequence[str]) -> float:
     tokens = set(tokenize(searchable_text(line.text)))
     score = sum(idf.get(t, 0.0) for t in tokens)
     text = line.text.lower().replace(" ", "")

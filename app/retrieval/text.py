@@ -156,7 +156,9 @@ class TextSearch:
                 counts[rowid] += 1
         return sorted(counts, key=lambda c: -counts[c])[: self.candidates]
 
-    def _bm25_pages(self, query: QueryAnalysis, idf: dict[str, float]) -> dict[tuple[int, int], int]:
+    def _bm25_pages(
+        self, query: QueryAnalysis, idf: dict[str, float]
+    ) -> dict[tuple[int, int], int]:
         match = fts_query([t for t in query.terms if idf.get(t, 0) > 0.05])
         if not match:
             return {}
@@ -258,7 +260,9 @@ class TextSearch:
                     score=round(score, 6),
                     confidence=round(confidence, 4),
                     chunks=tuple(
-                        ChunkHit(c.id, fused.get(c.id, 0.0), c.text, c.heading, cosine.get(c.id, 0.0))
+                        ChunkHit(
+                            c.id, fused.get(c.id, 0.0), c.text, c.heading, cosine.get(c.id, 0.0)
+                        )
                         for c in page_chunks[:3]
                     ),
                     regions=tuple(regions),

@@ -41,7 +41,9 @@ class VectorIndex:
         )
         ids = [r[0] for r in rows]
         vectors = self.get(ids)
-        scored = sorted(((cid, float(v @ query)) for cid, v in vectors.items()), key=lambda t: -t[1])
+        scored = sorted(
+            ((cid, float(v @ query)) for cid, v in vectors.items()), key=lambda t: -t[1]
+        )
         return scored[:k]
 
     def get(self, ids: Sequence[int]) -> dict[int, np.ndarray]:

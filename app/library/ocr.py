@@ -1,0 +1,338 @@
+"""Offline OCR of PDF pages, keeping line and word boxes in PDF points.
+
+Two engines share one interface: RapidOCR (PP-OCRv4 ONNX models inside the
+rapidocr-onnxruntime wheel; everywhere) and Apple's Vision framework (macOS, through
+pyobjc). Both render the page, recognise lines, and map pixel boxes back to the
+coordinates PyMuPDF's text extraction uses: points from the top-left of the unrotated
+page (cropbox), so OCR words and text-layer words can be handled the same way.
+
+Lines come in reading order: top to bottom, and left to right within a row.
+
+Measured on 3 pages of the Ademco 685 scan (2 shared CPU cores, RapidOCR): see
+DEFAULT_DPI.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import re
+import sys
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol
+
+import numpy as np
+import pymupdf
+
+from app.library.models import Box, TextLine, Word
+
+log = logging.getLogger(__name__)
+
+# 200 dpi reads typewritten scans with word spaces intact ("the following parameters");
+# 150 dpi runs words together ("thefollowingparameters") and drops faint lines, and
+# 300 dpi costs twice the time for no better text. See the report in ocr tests' notes.
+DEFAULT_DPI = 200
+ENGINE_NAMES = ("auto", "rapidocr", "vision", "none")
+
+# A pixel box: (x0, y0, x1, y1) in the rendered image, y downwards.
+_PixelBox = tuple[float, float, float, float]
+_WORD = re.compile(r"\S+")
+
+
+class OcrError(RuntimeError):
+    """OCR failed or cannot run."""
+
+
+class OcrUnavailableError(OcrError):
+    """The OCR engine asked for cannot run on this machine."""
+
+
+@dataclass(frozen=True, slots=True)
+class OcrLine:
+    """One recognised line: its text, box in PDF points, confidence 0-1 and word boxes."""
+
+    text: str
+    box: Box
+    confidence: float
+    words: tuple[Word, ...] = ()
+
+    def to_text_line(self) -> TextLine:
+        return TextLine(self.text, self.box)
+
+
+class OcrEngine(Protocol):
+    """Recognises the text of a page; boxes come back in PDF points, lines in reading order."""
+
+    name: str
+
+    def recognize(self, page: pymupdf.Page, dpi: int) -> list[OcrLine]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class _RawLine:
+    """A line as an engine found it, in pixels of the rendered page."""
+
+    text: str
+    box: _PixelBox
+    confidence: float
+    words: tuple[tuple[str, _PixelBox], ...] = ()
+
+
+# --- geometry shared by the engines -------------------------------------------------
+
+
+def render_page(page: pymupdf.Page, dpi: int, *, gray: bool = True) -> pymupdf.Pixmap:
+    """The page as displayed (rotation applied), at `dpi`."""
+    zoom = dpi / 72.0
+    colorspace = pymupdf.csGRAY if gray else pymupdf.csRGB
+    return page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), colorspace=colorspace, alpha=False)
+
+
+def pixels_to_points(page: pymupdf.Page, pix: pymupdf.Pixmap) -> pymupdf.Matrix:
+    """Matrix taking pixels of `pix` (a render of `page`) to text-extraction coordinates."""
+    rect = page.rect  # the displayed page, origin (0, 0)
+    scale = pymupdf.Matrix(rect.width / pix.width, rect.height / pix.height)
+    return scale * page.derotation_matrix
+
+
+def pixmap_array(pix: pymupdf.Pixmap) -> np.ndarray:
+    """A (height, width) or (height, width, channels) uint8 view of `pix`."""
+    rows = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.stride)
+    pixels = rows[:, : pix.width * pix.n]
+    return pixels if pix.n == 1 else pixels.reshape(pix.height, pix.width, pix.n)
+
+
+def quad_to_box(points: Sequence[Sequence[float]]) -> _PixelBox:
+    """Axis-aligned box around a quadrilateral's corner points."""
+    xs = [float(p[0]) for p in points]
+    ys = [float(p[1]) for p in points]
+    return (min(xs), min(ys), max(xs), max(ys))
+
+
+def split_words(text: str, box: _PixelBox) -> tuple[tuple[str, _PixelBox], ...]:
+    """Word boxes cut from a horizontal line box in proportion to character positions."""
+    n = len(text)
+    if not n:
+        return ()
+    x0, y0, x1, y1 = box
+    step = (x1 - x0) / n
+    return tuple(
+        (m.group(), (x0 + step * m.start(), y0, x0 + step * m.end(), y1))
+        for m in _WORD.finditer(text)
+    )
+
+
+def reading_order(boxes: Sequence[_PixelBox]) -> list[int]:
+    """Indices of `boxes` top to bottom, left to right within a row.
+
+    A box joins the current row when its vertical centre is within half a line height
+    of the row's first box, so a label and its value on the same baseline stay together.
+    """
+    by_centre = sorted(range(len(boxes)), key=lambda i: boxes[i][1] + boxes[i][3])
+    rows: list[list[int]] = []
+    for i in by_centre:
+        x0, y0, x1, y1 = boxes[i]
+        if rows:
+            first = boxes[rows[-1][0]]
+            tolerance = 0.5 * min(y1 - y0, first[3] - first[1])
+            if abs((y0 + y1) - (first[1] + first[3])) / 2 <= tolerance:
+                rows[-1].append(i)
+                continue
+        rows.append([i])
+    return [i for row in rows for i in sorted(row, key=lambda j: boxes[j][0])]
+
+
+def _to_points(box: _PixelBox, matrix: pymupdf.Matrix) -> Box:
+    rect = pymupdf.Rect(box) * matrix
+    return (rect.x0, rect.y0, rect.x1, rect.y1)
+
+
+def finish_lines(raw: list[_RawLine], matrix: pymupdf.Matrix) -> list[OcrLine]:
+    """Order raw lines for reading and map their boxes to PDF points."""
+    lines = []
+    for i in reading_order([line.box for line in raw]):
+        line = raw[i]
+        words = line.words or split_words(line.text, line.box)
+        lines.append(
+            OcrLine(
+                text=line.text,
+                box=_to_points(line.box, matrix),
+                confidence=line.confidence,
+                words=tuple(Word(text, _to_points(box, matrix)) for text, box in words),
+            )
+        )
+    return lines
+
+
+# --- RapidOCR --------------------------------------------------------------------------
+
+
+class RapidOcrEngine:
+    """PP-OCRv4 through rapidocr-onnxruntime: models ship in the wheel, nothing is fetched.
+
+    The ONNX sessions load on first use (about 1 s) and are shared by every instance.
+    The 0/180 degree line classifier is off: pages are rendered upright, and on clean
+    scans the classifier turned a correct line upside down.
+    """
+
+    name = "rapidocr"
+    _models: ClassVar[dict[float, Any]] = {}
+    _lock: ClassVar[threading.Lock] = threading.Lock()
+
+    def __init__(self, min_confidence: float = 0.5) -> None:
+        self.min_confidence = min_confidence
+
+    @classmethod
+    def is_available(cls) -> bool:
+        return importlib.util.find_spec("rapidocr_onnxruntime") is not None
+
+    def _model(self) -> Any:
+        with self._lock:
+            model = self._models.get(self.min_confidence)
+            if model is None:
+                from rapidocr_onnxruntime import RapidOCR
+
+                # max_side_len: keep the resolution asked for (the default shrinks
+                # anything over 2000 px, i.e. a letter page above 180 dpi).
+                model = RapidOCR(
+                    max_side_len=20000, text_score=self.min_confidence, use_cls=False
+                )
+                self._models[self.min_confidence] = model
+            return model
+
+    def recognize(self, page: pymupdf.Page, dpi: int) -> list[OcrLine]:
+        pix = render_page(page, dpi)
+        result, _ = self._model()(pixmap_array(pix), use_cls=False)
+        raw = [
+            _RawLine(str(text).strip(), quad_to_box(quad), float(score))
+            for quad, text, score in result or ()
+            if str(text).strip()
+        ]
+        return finish_lines(raw, pixels_to_points(page, pix))
+
+
+# --- Apple Vision ----------------------------------------------------------------------
+
+
+def vision_box_to_pixels(
+    x: float, y: float, w: float, h: float, width: int, height: int
+) -> _PixelBox:
+    """A Vision box (normalised 0-1, origin bottom-left) as pixels with origin top-left."""
+    return (x * width, (1.0 - y - h) * height, (x + w) * width, (1.0 - y) * height)
+
+
+def _utf16_len(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+class VisionOcrEngine:
+    """Apple's Vision text recognition (VNRecognizeTextRequest, accurate level); macOS only."""
+
+    name = "vision"
+
+    def __init__(self, languages: Sequence[str] = ("en-US",), language_correction: bool = True):
+        self.languages = list(languages)
+        self.language_correction = language_correction
+
+    @classmethod
+    def is_available(cls) -> bool:
+        if sys.platform != "darwin":
+            return False
+        return all(importlib.util.find_spec(m) for m in ("objc", "Foundation", "Vision"))
+
+    def recognize(self, page: pymupdf.Page, dpi: int) -> list[OcrLine]:
+        if not self.is_available():
+            raise OcrUnavailableError("Apple Vision OCR needs macOS with pyobjc-framework-Vision")
+        import Foundation  # type: ignore[import-not-found]
+        import objc  # type: ignore[import-not-found]
+        import Vision  # type: ignore[import-not-found]
+
+        pix = render_page(page, dpi, gray=False)
+        png = pix.tobytes("png")
+        with objc.autorelease_pool():
+            data = Foundation.NSData.dataWithBytes_length_(png, len(png))
+            handler = Vision.VNImageRequestHandler.alloc().initWithData_options_(data, {})
+            request = Vision.VNRecognizeTextRequest.alloc().init()
+            request.setRecognitionLevel_(Vision.VNRequestTextRecognitionLevelAccurate)
+            request.setUsesLanguageCorrection_(self.language_correction)
+            request.setRecognitionLanguages_(self.languages)
+            ok, error = handler.performRequests_error_([request], None)
+            if not ok:
+                raise OcrError(f"Vision text recognition failed: {error}")
+            raw = [
+                line
+                for observation in request.results() or ()
+                if (line := self._line(observation, pix.width, pix.height)) is not None
+            ]
+        return finish_lines(raw, pixels_to_points(page, pix))
+
+    def _line(self, observation: Any, width: int, height: int) -> _RawLine | None:
+        candidates = observation.topCandidates_(1)
+        if not candidates:
+            return None
+        best = candidates[0]
+        text = str(best.string()).strip()
+        if not text:
+            return None
+        box = self._pixels(observation.boundingBox(), width, height)
+        return _RawLine(text, box, float(best.confidence()), self._words(best, text, width, height))
+
+    def _words(
+        self, candidate: Any, text: str, width: int, height: int
+    ) -> tuple[tuple[str, _PixelBox], ...]:
+        """Vision's own word boxes; empty (so split proportionally) if any word has none."""
+        words = []
+        for m in _WORD.finditer(text):
+            start = _utf16_len(text[: m.start()])  # Vision ranges count UTF-16 units
+            length = _utf16_len(m.group())
+            try:
+                observation, _error = candidate.boundingBoxForRange_error_((start, length), None)
+            except Exception:  # pyobjc raises for ranges Vision cannot place
+                return ()
+            if observation is None:
+                return ()
+            words.append((m.group(), self._pixels(observation.boundingBox(), width, height)))
+        return tuple(words)
+
+    @staticmethod
+    def _pixels(rect: Any, width: int, height: int) -> _PixelBox:
+        return vision_box_to_pixels(
+            rect.origin.x, rect.origin.y, rect.size.width, rect.size.height, width, height
+        )
+
+
+# --- choosing an engine ----------------------------------------------------------------
+
+
+def make_ocr_engine(name: str) -> OcrEngine | None:
+    """The OCR engine a setting names: 'auto', 'rapidocr', 'vision' or 'none' (None).
+
+    'auto' is Vision on a Mac that has it, else RapidOCR.
+
+    Raises:
+        ValueError: for a name not in ENGINE_NAMES.
+        OcrUnavailableError: when the engine asked for cannot run here.
+    """
+    key = name.strip().lower()
+    if key == "none":
+        return None
+    if key == "auto":
+        if VisionOcrEngine.is_available():
+            return VisionOcrEngine()
+        key = "rapidocr"
+    if key == "vision":
+        if not VisionOcrEngine.is_available():
+            raise OcrUnavailableError(
+                "OCR engine 'vision' needs macOS with pyobjc-framework-Vision installed; "
+                "use 'rapidocr' or 'auto'"
+            )
+        return VisionOcrEngine()
+    if key == "rapidocr":
+        if not RapidOcrEngine.is_available():
+            raise OcrUnavailableError(
+                "OCR engine 'rapidocr' needs the rapidocr-onnxruntime package installed"
+            )
+        return RapidOcrEngine()
+    raise ValueError(f"unknown OCR engine {name!r}: choose one of {', '.join(ENGINE_NAMES)}")
