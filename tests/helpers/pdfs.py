@@ -158,3 +158,32 @@ def not_a_pdf(path: Path) -> Path:
     """A file named .pdf that is really something else (here, an HTML error page)."""
     path.write_text("<html><body>404 Not Found</body></html>\n", encoding="utf-8")
     return path
+
+
+NOTE_LINES = ("3.1 Terminal Block", "Jumper J24 selects 12 V.", "Test the siren monthly.")
+GARBAGE_LAYER = "STA1lATION F=1!FSTRUHION5 Tl-lE 5YS~EM l\\/IUST 8E ~NST@LLED 8Y Q|_|AL1F1ED"
+
+
+def scanned_note_pdf(
+    path: Path, lines: tuple[str, ...] = NOTE_LINES, dpi: int = 200, garbage_layer: bool = False
+) -> Path:
+    """A small scanned card of a few large lines: quick to OCR.
+
+    With ``garbage_layer``, the image carries an invisible text layer of misread words,
+    as old scans OCR'd by their scanner do.
+    """
+    source = pymupdf.open()
+    card = source.new_page(width=320, height=60 + 30 * len(lines))
+    writer = pymupdf.TextWriter(card.rect)
+    for i, text in enumerate(lines):
+        writer.append((20, 40 + 30 * i), text, font=_font("helv"), fontsize=14)
+    writer.write_text(card)
+    pix = card.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY)
+    doc = pymupdf.open()
+    scan = doc.new_page(width=card.rect.width, height=card.rect.height)
+    scan.insert_image(scan.rect, pixmap=pix)
+    if garbage_layer:
+        box = pymupdf.Rect(10, 10, scan.rect.width - 10, scan.rect.height - 10)
+        scan.insert_textbox(box, " ".join([GARBAGE_LAYER] * 3), fontsize=6, render_mode=3)
+    doc.save(path, deflate=True)
+    return path
