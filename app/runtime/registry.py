@@ -169,7 +169,8 @@ def disk_bytes(folder: Path) -> int:
     """Bytes on disk, following the HF cache's symlinks to their blobs."""
     total = 0
     for f in folder.rglob("*"):
-        if f.is_file() and ".cache" not in f.parts:
+        # huggingface_hub keeps download metadata in <local_dir>/.cache; not model files
+        if f.is_file() and ".cache" not in f.relative_to(folder).parts:
             total += f.stat().st_size
     return total
 
@@ -447,7 +448,8 @@ class ModelRegistry:
 
     def _choose(self, kind: str) -> ModelInfo | None:
         """The configured model of ``kind``, else the best installed one that fits."""
-        configured = str(getattr(self.settings, kind, "") or "")
+        # Settings.embedder names a bundled model ("minilm"), not a folder: only folders here.
+        configured = str(getattr(self.settings, kind, "") or "") if kind != "embedder" else ""
         if configured:
             info = self.find(configured)
             if info is None:

@@ -119,11 +119,12 @@ def test_app_folder_wins_over_the_hf_cache_for_the_same_id(tmp_path: Path) -> No
 
 def test_standard_hf_cache_location_from_environment(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.delenv("HF_HUB_CACHE", raising=False)
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
-    make_hf_cache_repo(tmp_path / "hf-home" / "hub", "org/cached", LLAMA, 10)
+    monkeypatch.setenv("HF_HOME", str(tmp_path / ".cache" / "huggingface"))
+    make_hf_cache_repo(tmp_path / ".cache" / "huggingface" / "hub", "org/cached", LLAMA, 10)
 
-    registry = registry_for(tmp_path, hf_cache=None)
-    assert [m.id for m in registry.scan()] == ["org/cached"]
+    (info,) = registry_for(tmp_path, hf_cache=None).scan()
+    assert info.id == "org/cached"
+    assert info.disk_bytes > 10  # files under a ".cache" folder still count
 
 
 def test_fits_budget_flag(tmp_path: Path) -> None:
@@ -146,6 +147,14 @@ def test_get_by_kind_prefers_the_setting_then_recommended_models(tmp_path: Path)
     assert registry.get("llm").info.id == "my-llm"
     assert registry.get("llm") is registry.get("my-llm")
     assert not registry.get("llm").loaded  # nothing loads until the backend is used
+
+
+def test_embedder_kind_ignores_the_bundled_embedder_setting(tmp_path: Path) -> None:
+    make_model(tmp_path / "repo-models" / "bge-small", BERT)
+    registry = registry_for(tmp_path)
+
+    assert registry.settings.embedder == "minilm"
+    assert registry.get("embedder").info.id == "bge-small"
 
 
 def test_get_by_id_name_or_path(tmp_path: Path) -> None:
