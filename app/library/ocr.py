@@ -112,11 +112,21 @@ def quad_to_box(points: Sequence[Sequence[float]]) -> _PixelBox:
 
 
 def split_words(text: str, box: _PixelBox) -> tuple[tuple[str, _PixelBox], ...]:
-    """Word boxes cut from a horizontal line box in proportion to character positions."""
+    """Word boxes cut from a line box in proportion to character positions.
+
+    Lines run left to right; a box much taller than wide holds vertical text, which
+    RapidOCR reads top to bottom, and is cut along its height instead.
+    """
     n = len(text)
     if not n:
         return ()
     x0, y0, x1, y1 = box
+    if n > 1 and (y1 - y0) > 1.5 * (x1 - x0):
+        step = (y1 - y0) / n
+        return tuple(
+            (m.group(), (x0, y0 + step * m.start(), x1, y0 + step * m.end()))
+            for m in _WORD.finditer(text)
+        )
     step = (x1 - x0) / n
     return tuple(
         (m.group(), (x0 + step * m.start(), y0, x0 + step * m.end(), y1))
@@ -133,7 +143,7 @@ def reading_order(boxes: Sequence[_PixelBox]) -> list[int]:
     by_centre = sorted(range(len(boxes)), key=lambda i: boxes[i][1] + boxes[i][3])
     rows: list[list[int]] = []
     for i in by_centre:
-        x0, y0, x1, y1 = boxes[i]
+        _, y0, _, y1 = boxes[i]
         if rows:
             first = boxes[rows[-1][0]]
             tolerance = 0.5 * min(y1 - y0, first[3] - first[1])
@@ -196,9 +206,7 @@ class RapidOcrEngine:
 
                 # max_side_len: keep the resolution asked for (the default shrinks
                 # anything over 2000 px, i.e. a letter page above 180 dpi).
-                model = RapidOCR(
-                    max_side_len=20000, text_score=self.min_confidence, use_cls=False
-                )
+                model = RapidOCR(max_side_len=20000, text_score=self.min_confidence, use_cls=False)
                 self._models[self.min_confidence] = model
             return model
 

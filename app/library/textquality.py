@@ -71,7 +71,9 @@ _NUMBER = re.compile(
 )
 _CODE = re.compile(r"(?=[^ ]*\d)[A-Z0-9]+(?:[-/._+#:][A-Z0-9]+)*[+\-]?")  # J24, RS-485, 2G/4G
 _ACRONYM = re.compile(r"[A-Z]{2,5}[+\-]?|[A-Z]{2,}s")  # CID, AUX+, GPRS, LEDs
-_URL = re.compile(r"(?:[a-z]+://|www\.)\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\w+(?:\.\w+)*\.(?:com|org|net)")
+_URL = re.compile(
+    r"(?:[a-z]+://|www\.)\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\w+(?:\.\w+)*\.(?:com|org|net)"
+)
 _SPLIT = re.compile(r"[-/_'’,.+()\[\]:;]")
 # "=" and "~" next to a number: settings tables ("0=Disable", "1~40"), not garbage.
 _VALUE_SEP = re.compile(r"(?<=\d)[=~]|[=~](?=\d)")
@@ -156,7 +158,7 @@ def _lexicon() -> _Lexicon:
 
 
 def _fold(word: str) -> str:
-    """Lower-case ASCII form, as the uncased vocabulary stores words ("Überwachung" -> "uberwachung")."""
+    """Lower-case, accents removed, as the uncased vocabulary stores words ("Über" -> "uber")."""
     if word.isascii():
         return word.lower()
     decomposed = unicodedata.normalize("NFKD", word.lower())
