@@ -49,18 +49,25 @@ def hashing_embedder() -> HashingEmbedder:
     return HashingEmbedder()
 
 
-@pytest.fixture
-def cli_env(tmp_path: Path) -> dict[str, str]:
-    """Environment for ``python -m app`` subprocesses: no user settings, no network, no Qt."""
+@pytest.fixture(scope="session")
+def cli_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """Environment for ``python -m app`` subprocesses: no user settings, no network, no Qt.
+
+    The platform's app-data folder is pointed into a temporary folder too, so a command
+    that forgot ``--library`` cannot touch the user's real library. Copy before changing.
+    """
+    home = tmp_path_factory.mktemp("cli-env")
     env = dict(os.environ)
-    env.pop("PYTHONPATH", None)
     env.update(
-        LANTERN_SETTINGS=str(tmp_path / "no-user-settings.json"),
+        LANTERN_SETTINGS=str(home / "no-user-settings.json"),
+        XDG_DATA_HOME=str(home / "xdg-data"),
         HF_HUB_OFFLINE="1",
         TRANSFORMERS_OFFLINE="1",
         QT_QPA_PLATFORM="offscreen",
         PYTHONUNBUFFERED="1",
     )
+    for name in [k for k in env if k.startswith("LANTERN_") and k != "LANTERN_SETTINGS"]:
+        del env[name]
     return env
 
 
