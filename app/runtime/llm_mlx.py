@@ -192,10 +192,14 @@ class MlxLLM:
         )
 
     def count_tokens(self, messages: Sequence[ChatMessage]) -> int:
-        """Prompt length of ``messages`` in tokens, as the model would see it."""
-        with self._lock:
-            self._ensure_loaded()
-            return len(self._encode([dict(m) for m in messages]))
+        """Prompt length of ``messages`` in tokens, as the model would see it.
+
+        Needs only the tokenizer, so it does not wait for a running generation (and can be
+        called between the events of a stream on the same thread).
+        """
+        if self._tokenizer is None:
+            self.load()
+        return len(self._encode([dict(m) for m in messages]))
 
     def reset_cache(self) -> None:
         """Forget the kept prompt cache (e.g. when the library changes)."""
@@ -212,6 +216,8 @@ class MlxLLM:
 
     def _encode(self, messages: list[dict[str, Any]]) -> list[int]:
         tokenizer = self._tokenizer
+        if tokenizer is None:
+            raise RuntimeError(f"{self.model_id} was unloaded")
         if getattr(tokenizer, "has_chat_template", False):
             return list(tokenizer.apply_chat_template(messages, add_generation_prompt=True))
         # A base model without a template: a plain transcript still works, if worse.

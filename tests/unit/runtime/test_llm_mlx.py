@@ -123,6 +123,7 @@ def test_one_generation_at_a_time(llm: MlxLLM) -> None:
     stream = llm.stream(QUESTION_A, max_tokens=30)
     next(stream)
     assert llm.busy
+    assert llm.count_tokens(QUESTION_B) > 100  # the tokenizer does not wait
     results = []
     other = threading.Thread(target=lambda: results.append(llm.complete(QUESTION_B, max_tokens=3)))
     other.start()
