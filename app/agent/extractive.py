@@ -21,6 +21,7 @@ from app.library.store import Store
 from app.retrieval.query import QUESTION_WORDS, stem, tokenize
 from app.retrieval.text import PageHit, SearchResult
 
+_BULLET = re.compile(r"^\s*[•●○◦▪■□◆◇►▶➢➤✓✔⚫⚪\-–*·]\s+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(“\"])")
 # The share of the question's term weight the best pages must hold, or the answer is that
 # the manuals do not say. Chosen on the development set's spread: answerable questions'
@@ -49,6 +50,7 @@ class Evidence:
     box: Box
     coverage: float = 0.0
     score: float = 0.0
+    context: str = ""  # the sub-heading it sits under, scored with it and shown before it
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,13 +77,34 @@ def answer_extractively(
         return _abstain(result, 0.0)
     weights = answer_weights(result, idf)
     scored = _score(units, result, embedder, weights)
-    best = scored[0]
-    chosen = [u for u in scored[: max_quotes * 2] if u.score >= 0.6 * best.score][:max_quotes]
+    chosen = _select(scored, weights, max_quotes)
     evidence_text = " ".join(store.page_text(p.document_id, p.page) or "" for p in pages)
     support = _coverage(evidence_text, weights)
     if support < SUPPORT_THRESHOLD:
         return _abstain(result, support)
     return _compose(chosen, support)
+
+
+def _select(scored: list[Evidence], weights: dict[str, float], limit: int) -> list[Evidence]:
+    """Greedy: the best unit, then those that add question terms not yet covered, so a
+    question about three codes gets the three lines that hold them."""
+    best = scored[0]
+    chosen = [best]
+    covered = _stems(f"{best.context} {best.text}")
+    total = sum(weights.values()) or 1.0
+    for unit in scored[1 : limit * 4]:
+        if len(chosen) >= limit or unit.score < 0.5 * best.score:
+            break
+        stems = _stems(f"{unit.context} {unit.text}")
+        gain = sum(w for t, w in weights.items() if stem(t) in stems - covered) / total
+        if gain > 0.05 or unit.score >= 0.85 * best.score:
+            chosen.append(unit)
+            covered |= stems
+    return chosen
+
+
+def _stems(text: str) -> set[str]:
+    return {stem(t) for t in tokenize(text)}
 
 
 def answer_weights(result: SearchResult, idf: dict[str, float]) -> dict[str, float]:
@@ -110,7 +133,8 @@ def _units(store: Store, hit: PageHit, rank: int) -> list[Evidence]:
             for line in chunk.lines[1:]:
                 units.append(Evidence(f"{header} → {line.text}", hit, rank, line.box))
             continue
-        units.extend(_sentences(chunk.lines, hit, rank, chunk.heading))
+        context = chunk.heading.split(" > ")[-1]
+        units.extend(_sentences(chunk.lines, hit, rank, context))
     return _dedupe(units)
 
 
@@ -119,6 +143,10 @@ def _sentences(lines: Sequence[TextLine], hit: PageHit, rank: int, heading: str)
     out = []
     buffer: list[TextLine] = []
     for line in lines:
+        if buffer and _BULLET.match(line.text):
+            text = " ".join(ln.text for ln in buffer)
+            out.append(Evidence(_clean(text), hit, rank, union_box([ln.box for ln in buffer])))
+            buffer = []
         buffer.append(line)
         text = " ".join(ln.text for ln in buffer)
         parts = _SENTENCE_END.split(text)
@@ -128,10 +156,15 @@ def _sentences(lines: Sequence[TextLine], hit: PageHit, rank: int, heading: str)
     if buffer:
         text = " ".join(ln.text for ln in buffer)
         out.append(Evidence(_clean(text), hit, rank, union_box([ln.box for ln in buffer])))
-    return [e for e in out if len(e.text) > 2]
+    return [
+        Evidence(e.text, hit, rank, e.box, context=heading if heading not in e.text else "")
+        for e in out
+        if len(e.text) > 2 and e.text.strip() != heading
+    ]
 
 
 def _clean(text: str) -> str:
+    text = _BULLET.sub("", text)
     return re.sub(r"\s+", " ", text).strip()
 
 
@@ -155,15 +188,17 @@ def _coverage(text: str, idf: dict[str, float]) -> float:
 def _score(
     units: list[Evidence], result: SearchResult, embedder: Embedder, idf: dict[str, float]
 ) -> list[Evidence]:
-    vectors = embedder.embed([u.text for u in units])
+    vectors = embedder.embed([f"{u.context} {u.text}".strip() for u in units])
     query = embedder.embed([result.query.text])[0]
     cosine = vectors @ query
     scored = []
     for unit, cos in zip(units, cosine, strict=True):
-        coverage = _coverage(unit.text, idf)
+        coverage = _coverage(f"{unit.context} {unit.text}", idf)
         ident = sum(1 for i in result.query.identifiers if i.lower() in unit.text.lower())
         score = coverage + 0.6 * float(np.clip(cos, 0, 1)) + 0.15 * ident - 0.05 * unit.rank
-        scored.append(Evidence(unit.text, unit.page_hit, unit.rank, unit.box, coverage, score))
+        scored.append(
+            Evidence(unit.text, unit.page_hit, unit.rank, unit.box, coverage, score, unit.context)
+        )
     scored.sort(key=lambda u: -u.score)
     return scored
 
@@ -182,7 +217,8 @@ def _compose(chosen: list[Evidence], support: float) -> ExtractiveAnswer:
         key = (unit.page_hit.document_id, unit.page_hit.page)
         number = pages.setdefault(key, len(pages) + 1)
         regions.setdefault(key, []).append(unit.box)
-        lines.append(f"- {unit.text} [{number}]")
+        lead = f"{unit.context}: " if unit.context else ""
+        lines.append(f"- {lead}{unit.text} [{number}]")
     hits = {(u.page_hit.document_id, u.page_hit.page): u.page_hit for u in chosen}
     citations = tuple(
         Citation(hits[key].file_name, hits[key].title, key[1], tuple(regions[key]))
