@@ -14,6 +14,7 @@ import gc
 import json
 import os
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -261,6 +262,8 @@ class ModelHandle:
         self.info = info
         self._registry = registry
         self._backend: Any = None
+        self.last_used = 0.0
+        """``time.monotonic()`` of the last ``backend``/``load()`` access."""
 
     @property
     def backend(self) -> Any:
@@ -401,6 +404,18 @@ class ModelRegistry:
     def loaded_bytes(self) -> int:
         return sum(h.info.memory_bytes for h in self.loaded())
 
+    def unload_idle(self, max_idle_s: float, now: float | None = None) -> list[str]:
+        """Unload models unused for ``max_idle_s`` seconds (and not busy); return their ids.
+
+        The worker that owns the models calls this now and then, so a VLM used for one
+        question does not hold gigabytes for the rest of the session.
+        """
+        now = time.monotonic() if now is None else now
+        idle = [h for h in self.loaded() if not h.busy and now - h.last_used >= max_idle_s]
+        for handle in idle:
+            handle.unload()
+        return [h.info.id for h in idle]
+
     def unload_all(self) -> None:
         for handle in self.loaded():
             handle.unload()
@@ -423,6 +438,7 @@ class ModelRegistry:
                 handle._set_backend(backend)
                 self._loaded[key] = handle
             self._loaded.move_to_end(key)
+            handle.last_used = time.monotonic()
             return handle.backend_if_loaded
 
     def _release(self, handle: ModelHandle) -> None:

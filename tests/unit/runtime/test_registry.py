@@ -248,6 +248,16 @@ def test_a_model_bigger_than_the_budget_is_refused(budgeted: ModelRegistry) -> N
         budgeted.get("huge").load()
 
 
+def test_models_idle_for_too_long_are_unloaded(budgeted: ModelRegistry) -> None:
+    a, b = budgeted.get("a"), budgeted.get("b")
+    a.load(), b.load()
+    later = b.last_used + 600
+
+    b.load().busy = True
+    assert budgeted.unload_idle(300, now=later) == ["a"]
+    assert [h.info.id for h in budgeted.loaded()] == ["b"]
+
+
 def test_unload_all(budgeted: ModelRegistry) -> None:
     budgeted.get("a").load()
     budgeted.unload_all()
