@@ -21,13 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from app.config import Settings
-from app.runtime.registry import (
-    GB,
-    RECOMMENDED,
-    RUNTIME_OVERHEAD,
-    ModelRegistry,
-    is_model_dir,
-)
+from app.runtime.model_files import GB, RUNTIME_OVERHEAD, is_model_dir
+from app.runtime.registry import RECOMMENDED, ModelRegistry
 from app.runtime.types import Cancel, cancel_checker
 
 REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
