@@ -45,6 +45,11 @@ def add_doc(store: Store, name: str, pages: int) -> list[int]:
     return [r[0] for r in rows]
 
 
+def unit_mean(v: np.ndarray) -> np.ndarray:
+    m = v.mean(axis=0)
+    return m / np.linalg.norm(m)
+
+
 def random_page(rng: np.random.Generator, grid: tuple[int, int] = (6, 8)) -> PageEmbedding:
     return PageEmbedding(unit(rng, grid[0] * grid[1] + 3), grid)
 
@@ -65,9 +70,11 @@ def test_stored_vectors_come_back_as_float16_of_the_same_page(store: Store) -> N
     assert back.vectors.dtype == np.float16
     np.testing.assert_allclose(back.vectors, emb.vectors, atol=1e-3)
     assert index.has_pages("m1") and not index.has_pages("other")
-    ids, pooled = index.pooled_matrix("m1")
-    assert list(ids) == [pid]
-    assert np.linalg.norm(pooled[0]) == pytest.approx(1.0, abs=1e-5)
+    pooled = index.pooled_index("m1")
+    assert list(pooled.page_ids) == [pid] and list(pooled.starts) == [0]
+    assert pooled.flat.shape == (17, DIM)  # the mean, then 16 centroids
+    np.testing.assert_allclose(np.linalg.norm(pooled.flat, axis=1), 1.0, atol=1e-5)
+    np.testing.assert_allclose(pooled.flat[0], unit_mean(emb.vectors), atol=1e-5)
 
 
 def test_maxsim_matches_a_brute_force_loop() -> None:
@@ -81,12 +88,13 @@ def test_maxsim_matches_a_brute_force_loop() -> None:
 
 
 def topic_corpus(rng: np.random.Generator, n_pages: int) -> list[PageEmbedding]:
-    """Pages built from a shared codebook of topics, so pooled vectors carry signal."""
-    topics = unit(rng, 64)
+    """Pages of mostly shared background (blank paper) plus a few of many topics."""
+    topics, background = unit(rng, 200), unit(rng, 2)
     pages = []
     for _ in range(n_pages):
-        own = topics[rng.choice(64, size=4, replace=False)]
-        v = own[rng.integers(0, 4, size=48)] + 0.6 * unit(rng, 48)
+        own = topics[rng.choice(200, size=4, replace=False)]
+        v = np.concatenate([own[rng.integers(0, 4, size=14)], background[rng.integers(0, 2, 34)]])
+        v = v + 0.4 * unit(rng, 48)
         pages.append(PageEmbedding(v / np.linalg.norm(v, axis=1, keepdims=True), (6, 8)))
     return pages
 
@@ -100,7 +108,7 @@ def test_first_pass_and_rescoring_find_the_page_exhaustive_maxsim_ranks_first(
     index = VisualIndex(store)
     index.add_pages(zip(ids, pages, strict=True), "m")
     target = 123
-    query = pages[target].vectors[rng.choice(48, size=6, replace=False)] + 0.2 * unit(rng, 6)
+    query = pages[target].vectors[rng.choice(14, size=6, replace=False)] + 0.2 * unit(rng, 6)
     exact = maxsim_scores(query, [p.vectors.astype(np.float16) for p in pages])
     hits = index.search(query, k=3, model="m", candidates=20)
     assert (hits[0].document_id, hits[0].page) == (1, target + 1)
