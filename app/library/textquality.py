@@ -43,13 +43,14 @@ log = logging.getLogger(__name__)
 
 OcrReason = Literal["no text layer", "garbage text layer"]
 
+# A text layer is garbage when its quality is under GARBAGE_THRESHOLD and at least
+# MANGLED_SHARE of its tokens are misread shapes (so clean text in a language the English
+# lexicon does not know is never called garbage), or when its quality is under UNREADABLE
+# whatever its shapes. Calibration: see the module docstring.
 GARBAGE_THRESHOLD = 0.9
-# ...and at least this share of tokens must be misread shapes, so that clean text in a
-# language the English lexicon does not know is never called garbage.
 MANGLED_SHARE = 0.02
-MANGLED = -1.0
-# Below this the text is not words in any language the lexicon half-knows.
 UNREADABLE = 0.5
+MANGLED = -1.0  # the score of a token only a misread produces
 # Fewer scored tokens than this and the score says little: decide on images alone.
 MIN_TOKENS = 12
 # A page that is mostly image and has less text than this has no real text layer.
@@ -62,7 +63,9 @@ _EDGE = "\"'()[]{}<>.,;:!?“”‘’«»*•·…_-–—。、，：；！？
 # Broken font encodings give control characters and U+FFFD; never part of real text.
 _BROKEN = "".join(chr(c) for c in range(32)) + "\ufffd"
 _JUNK = frozenset("~@=|\\^`{}<>!?*&;$%" + _BROKEN)
-_STRAY = frozenset("~@|\\^`" + _BROKEN)  # alone, specks the old OCR read as characters
+# Alone, specks the old OCR read as characters. A lone U+FFFD is not one: it is the
+# placeholder symbols.py gives a dingbat it cannot decode.
+_STRAY = frozenset("~@|\\^`" + _BROKEN[:-1])
 _VOWELS = frozenset("aeiouy")
 
 _NUMBER = re.compile(
