@@ -226,6 +226,13 @@ class VisualIndex:
             raise LookupError(f"no row for {args}")
         return tuple(row)
 
+    def main_model(self) -> str | None:
+        """The model most pages are embedded with, or None when no page is."""
+        row = self.store.db.execute(
+            "SELECT model FROM page_visual GROUP BY model ORDER BY COUNT(*) DESC LIMIT 1"
+        ).fetchone()
+        return str(row[0]) if row else None
+
     def has_pages(self, model: str) -> bool:
         row = self.store.db.execute(
             "SELECT 1 FROM page_visual WHERE model = ? LIMIT 1", (model,)
@@ -285,11 +292,18 @@ class VisualIndex:
         query: np.ndarray,
         k: int = 5,
         *,
-        model: str,
         candidates: int = 64,
+        model: str | None = None,
         regions: bool = True,
     ) -> list[VisualHit]:
-        """The ``k`` best pages by exact MaxSim among the first pass's ``candidates``."""
+        """The ``k`` best pages by exact MaxSim among the first pass's ``candidates``.
+
+        ``model`` defaults to the one most pages were embedded with: vectors of
+        different models cannot be compared.
+        """
+        model = model or self.main_model()
+        if model is None:
+            return []
         pooled = self.pooled_index(model)
         if not len(pooled.page_ids):
             return []

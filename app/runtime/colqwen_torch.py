@@ -162,8 +162,11 @@ class TorchColQwen:
         """Cheap check (no import of torch): weights found, packages present, no failed load."""
         reason = self._error or missing_weights_reason(self.spec, self.path)
         needed = ["torch", "colpali_engine"]
-        if self.path is not None and adapter_base(self.path) is not None:
+        base = adapter_base(self.path) if self.path is not None else None
+        if base is not None:
             needed.append("peft")
+            if not reason and (not base or resolve_model_path(base, self.models_dir) is None):
+                reason = f"adapter {self.path} needs its base model {base!r}, not on this machine"
         missing = [m for m in needed if importlib.util.find_spec(m) is None]
         if not reason and missing:
             reason = f"missing Python packages: {', '.join(missing)}"

@@ -64,6 +64,7 @@ def test_stored_vectors_come_back_as_float16_of_the_same_page(store: Store) -> N
     (pid,) = add_doc(store, "a", 1)
     emb = random_page(rng)
     index = VisualIndex(store)
+    assert index.search(emb.vectors[:2]) == [] and index.main_model() is None
     index.add_page(pid, emb, "m1")
     back = index.page_embedding(pid, "m1")
     assert back is not None and back.grid == emb.grid
@@ -131,7 +132,7 @@ def test_regions_cover_the_patches_that_match_the_query(store: Store) -> None:
             patches[r, c] = v / np.linalg.norm(v)
     emb = PageEmbedding(patches.reshape(48, DIM), grid)
     VisualIndex(store).add_page(pid, emb, "m")
-    (hit,) = VisualIndex(store).search(query, k=1, model="m")
+    (hit,) = VisualIndex(store).search(query, k=1)  # the only model stored
     expected = (5 / 8 * PAGE_W, 2 / 6 * PAGE_H, 7 / 8 * PAGE_W, 4 / 6 * PAGE_H)
     assert len(hit.regions) == 1 and hit.regions[0] == pytest.approx(expected, abs=0.01)
     assert np.unravel_index(np.argmax(patch_scores(query, emb)), grid)[0] in (2, 3)

@@ -144,6 +144,9 @@ def test_missing_weights_give_a_reason_not_an_exception(tmp_path: Path) -> None:
     assert not empty and "no .safetensors" in empty.reason
     with pytest.raises(colqwen.ColQwenUnavailable):
         TorchColQwen("vidore/absent-model", None).embed_queries(["x"])
+    (tmp_path / "adapter_config.json").write_text('{"base_model_name_or_path": "vidore/absent"}')
+    orphan = TorchColQwen(str(tmp_path), tmp_path).available()
+    assert not orphan and "base model 'vidore/absent'" in orphan.reason
 
 
 def test_hub_ids_resolve_to_a_cached_snapshot_without_network(
