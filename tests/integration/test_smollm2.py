@@ -108,8 +108,10 @@ def test_dspy_predict_reaches_the_model(smollm2: MlxLLM) -> None:
         country: str = dspy.InputField()
         capital: str = dspy.OutputField()
 
-    lm = make_dspy_lm(smollm2, default_max_tokens=24)
-    with dspy.context(lm=lm):
+    lm = make_dspy_lm(smollm2, default_max_tokens=16)
+    # one attempt: the JSON fallback would only double the (slow, CPU) prompt processing
+    adapter = dspy.ChatAdapter(use_json_adapter_fallback=False)
+    with dspy.context(lm=lm, adapter=adapter):
         try:
             prediction = dspy.Predict(Capital)(country="France")
             print(f"\nSmolLM2 through DSPy: {prediction.capital!r}")
