@@ -34,6 +34,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = with_library(sub.add_parser("remove", help="remove a manual (id, file name or title)"))
     p.add_argument("doc")
 
+    p = with_library(sub.add_parser("reindex", help="build missing indexes for imported manuals"))
+    p.add_argument("--visual", action="store_true", help="ColQwen page vectors (setting colqwen)")
+
     p = with_library(sub.add_parser("ask", help="ask the manuals a question"))
     p.add_argument("question")
     p.add_argument("--json", action="store_true", help="one JSON event per line")
@@ -163,6 +166,29 @@ def cmd_remove(args: argparse.Namespace, settings: Any) -> int:
     return 0
 
 
+def cmd_reindex(args: argparse.Namespace, settings: Any) -> int:
+    from app.library.importer import Importer
+    from app.library.library import Library
+
+    if not args.visual:
+        print("nothing to do: pass --visual", file=sys.stderr)
+        return 2
+    if not settings.colqwen:
+        print("error: no ColQwen model is configured (setting 'colqwen')", file=sys.stderr)
+        return 2
+    library = Library.open(settings.library_dir)
+    progress = _ProgressPrinter(enabled=True)
+    failed = False
+    for event in Importer(library, settings).embed_visual():
+        if event.message.startswith("visual search unavailable"):
+            print(f"error: {event.message}", file=sys.stderr)
+            failed = True
+        progress.show(event)
+    progress.clear()
+    library.close()
+    return 1 if failed else 0
+
+
 def _answerer(settings: Any) -> Any:
     from app.agent.retrieval_mode import RetrievalAnswerer
     from app.library.embedding import make_embedder
@@ -236,5 +262,6 @@ COMMANDS = {
     "remove": cmd_remove,
     "open": cmd_open,
     "ask": cmd_ask,
+    "reindex": cmd_reindex,
     "bench": cmd_bench,
 }

@@ -32,7 +32,9 @@ from app.library.store import NewDocument, PageRecord
 from app.library.symbols import searchable_text
 from app.library.textquality import needs_ocr
 
-Phase = Literal["hashing", "reading text", "OCR", "embedding", "page images", "saving"]
+Phase = Literal[
+    "hashing", "reading text", "OCR", "embedding", "page images", "saving", "visual embedding"
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +110,8 @@ class Importer:
         self.settings = settings or Settings()
         self.embedder = embedder or make_embedder(self.settings.embedder)
         self._ocr = ocr
+        #: A ColQwen backend to use instead of the configured one (tests pass a fake).
+        self.visual_backend: object | None = None
 
     @property
     def ocr(self) -> OcrEngine | None:
@@ -120,6 +124,7 @@ class Importer:
     ) -> Iterator[ImportEvent]:
         """Import every file (folders expanded); yields progress and one result per file."""
         yield from reembed(self.library, self.embedder)
+        imported = False
         for path in expand_paths(paths):
             if cancel is not None and cancel.is_set():
                 return
@@ -133,7 +138,21 @@ class Importer:
                 result = ImportResult(str(path), "failed", str(exc))
             except Exception as exc:  # never let one file take the batch down
                 result = ImportResult(str(path), "failed", f"unexpected error: {exc!r}")
+            imported |= result.status == "imported"
             yield _with_time(result, time.perf_counter() - started)
+        if imported and (self.settings.colqwen or self.visual_backend is not None):
+            yield from self.embed_visual(cancel)
+
+    def embed_visual(self, cancel: threading.Event | None = None) -> Iterator[ImportProgress]:
+        """The resumable visual phase: ColQwen vectors for pages that lack them."""
+        from app.library.visual_phase import embed_pages
+
+        for done, total, eta, message in embed_pages(
+            self.library, self.settings, self.visual_backend
+        ):
+            if cancel is not None and cancel.is_set():
+                return
+            yield ImportProgress("library", "visual embedding", done, total, eta, message)
 
     def _import_one(
         self, path: Path, cancel: threading.Event | None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from app.library.models import DocumentInfo, ManualType
 
@@ -128,6 +129,13 @@ def tokenize(text: str) -> list[str]:
     return [t.lower() for t in _TOKEN.findall(text)]
 
 
+@lru_cache(maxsize=200_000)
+def stems_of(text: str) -> frozenset[str]:
+    """The stems of a text's tokens; cached because pages are scored again and again."""
+    return frozenset(stem(t) for t in tokenize(text))
+
+
+@lru_cache(maxsize=100_000)
 def stem(token: str) -> str:
     """A light suffix stripper, so 'charging' meets 'charge' and 'restarts' meets 'restart'."""
     if len(token) <= 4 or not token.isalpha():

@@ -20,7 +20,7 @@ import numpy as np
 from app.library.embedding import Embedder
 from app.library.models import DocumentInfo, StoredChunk
 from app.library.store import Store
-from app.retrieval.query import WEAK, QueryAnalysis, analyse, fts_query, stem, tokenize
+from app.retrieval.query import WEAK, QueryAnalysis, analyse, fts_query, stem, stems_of, tokenize
 from app.retrieval.regions import Region, idf_weights, select_regions
 from app.retrieval.vectors import VectorIndex
 
@@ -311,20 +311,20 @@ def window_coverage(
     (section headings count for every window)."""
     total = sum(idf.values()) or 1.0
     wanted = {stem(t): w for t, w in idf.items()}
-    base = {stem(t) for t in tokenize(context)}
-    line_stems = [{stem(t) for t in tokenize(text)} for text in lines]
+    base = stems_of(context)
+    # Per line, only the wanted stems it holds: windows then union a few tiny sets.
+    hits = [frozenset(s for s in stems_of(text) if s in wanted) for text in lines]
     best = 0.0
     for start in range(max(len(lines) - window + 1, 1)):
-        found = set(base)
-        for stems in line_stems[start : start + window]:
+        found = set(base & wanted.keys())
+        for stems in hits[start : start + window]:
             found |= stems
-        best = max(best, sum(w for t, w in wanted.items() if t in found) / total)
+        best = max(best, sum(wanted[t] for t in found) / total)
     return best
 
 
 def _coverage(regions: Sequence[Region], query: QueryAnalysis, idf: dict[str, float]) -> float:
     """Share of the query's term weight found in the supporting regions."""
-    from app.retrieval.query import tokenize
 
     total = sum(idf.values()) or 1.0
     found = set()
