@@ -24,6 +24,7 @@ Part 2 imports the ``_NOTEXT`` copy of the Ademco scan (its first N pages with
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -215,11 +216,12 @@ def part_one(args: argparse.Namespace, embedder: Embedder) -> None:
         f"{ratio:.2f}  ({verdict} the <= 1.3 target)"
     )
     for run in runs:
-        if run.ocr_pages:
+        if run.ocr_pages and run.result:
             seconds = run.phase_s.get("OCR", 0.0)
             print(
-                f"OCR of {run.path.name} (its text layer is garbage): {run.ocr_pages} pages "
-                f"in {seconds:.1f} s = {run.ocr_pages / seconds:.2f} pages/s"
+                f"OCR in part 1, {run.path.name}: {run.ocr_pages} of {run.result.pages} pages "
+                f"(no text layer, or a garbage one) in {seconds:.1f} s = "
+                f"{run.ocr_pages / max(seconds, 1e-9):.2f} pages/s"
             )
 
 
@@ -270,6 +272,9 @@ def main() -> None:
     part_one(args, embedder)
     if not args.skip_notext:
         part_two(args, embedder)
+    # Other work on a shared machine skews every figure above: say how busy it was.
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"\nLoad average at the end (1, 5, 15 min): {load} on {os.cpu_count()} CPUs")
 
 
 if __name__ == "__main__":
