@@ -1,0 +1,207 @@
+"""The window's side of the worker: starts the worker process and turns its replies into
+queued Qt signals that carry the frozen event dataclasses.
+
+A reader thread waits on the pipe (blocking there releases the GIL, so the window does
+not notice it), decodes page images off the window's thread, and emits; the connections
+to widgets in the window's thread are therefore queued. Widgets never see the pipe.
+"""
+
+from __future__ import annotations
+
+import itertools
+import multiprocessing as mp
+from collections.abc import Iterable, Sequence
+from multiprocessing.connection import Connection
+from typing import Any
+
+from PySide6.QtCore import QObject, QThread, Signal
+from PySide6.QtGui import QImage
+
+from app.ui.messages import (
+    AnswerEvent,
+    AskRequest,
+    CancelAnswer,
+    CancelImports,
+    DownloadRequest,
+    DownloadUpdate,
+    EngineConfig,
+    ImportEvent,
+    ImportQueued,
+    ImportRequest,
+    LibraryState,
+    ModelsListed,
+    ModelsRequest,
+    PageImage,
+    ReindexRequest,
+    RemoveRequest,
+    RenderRequest,
+    Request,
+    StopRequest,
+    Thumbnails,
+    ThumbnailsRequest,
+    Turn,
+    WorkerFailure,
+    WorkerReady,
+)
+
+
+def run_engine(conn: Connection, config: EngineConfig) -> None:
+    """The worker process's entry point; the engine (and with it PyMuPDF, SQLite, numpy
+    and the models) is imported there only, never in the window's process."""
+    from app.ui.engine import engine_main
+
+    engine_main(conn, config)
+
+
+class Reader(QThread):
+    """Receives the worker's replies; page images are decoded here, not in the window."""
+
+    received = Signal(object)
+    page = Signal(object, QImage)
+    thumbnails = Signal(object)  # list of (document, page, QImage)
+    lost = Signal()
+
+    def __init__(self, conn: Connection, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.conn = conn
+
+    def run(self) -> None:
+        while True:
+            try:
+                reply = self.conn.recv()
+            except (EOFError, OSError):
+                self.lost.emit()
+                return
+            if isinstance(reply, PageImage):
+                self.page.emit(reply, QImage(reply.path) if reply.path else QImage())
+            elif isinstance(reply, Thumbnails):
+                self.thumbnails.emit([(d, p, QImage.fromData(data)) for d, p, data in reply.images])
+            else:
+                self.received.emit(reply)
+
+
+class Controller(QObject):
+    """Everything the widgets can ask of the worker, and the signals its replies become."""
+
+    ready = Signal(object)  # WorkerReady
+    library_changed = Signal(object)  # LibraryState
+    answer_event = Signal(int, object)  # job, app.agent.events.Event
+    import_queued = Signal(object)  # ImportQueued
+    import_event = Signal(object)  # ImportProgress | ImportResult
+    page_ready = Signal(object, QImage)  # PageImage, decoded image
+    thumbnails_ready = Signal(object)
+    models_listed = Signal(object)  # ModelsListed
+    download_update = Signal(object)  # DownloadUpdate
+    failure = Signal(str)
+
+    def __init__(self, config: EngineConfig, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.config = config
+        self._jobs = itertools.count(1)
+        self.current_job = 0
+        self.process: Any = None
+        self.conn: Connection | None = None
+        self.reader: Reader | None = None
+        self._stopping = False
+
+    # ---- lifetime ------------------------------------------------------------------------
+    def start(self) -> None:
+        """Start the worker process (spawned: forking a process with Qt threads is unsafe)."""
+        context = mp.get_context("spawn")
+        here, there = context.Pipe(duplex=True)
+        self.process = context.Process(
+            target=run_engine, args=(there, self.config), name="lantern-worker", daemon=True
+        )
+        self.process.start()
+        there.close()
+        self.conn = here
+        self.reader = Reader(here, self)
+        self.reader.received.connect(self._dispatch)
+        self.reader.page.connect(self.page_ready)
+        self.reader.thumbnails.connect(self.thumbnails_ready)
+        self.reader.lost.connect(self._lost)
+        self.reader.start()
+
+    def shutdown(self, timeout: float = 3.0) -> None:
+        """Ask the worker to stop, wait a little, then make sure it is gone."""
+        self._stopping = True
+        if self.process is None:
+            return
+        self.stop_answer()
+        self._send(StopRequest())
+        self.process.join(timeout)
+        if self.process.is_alive():
+            self.process.terminate()
+            self.process.join(timeout)
+        if self.conn is not None:
+            self.conn.close()
+        if self.reader is not None:
+            self.reader.wait(int(timeout * 1000))
+        self.process = None
+
+    def _lost(self) -> None:
+        if not self._stopping:
+            self.failure.emit("The background worker stopped unexpectedly; restart Lantern.")
+
+    def _send(self, request: Request) -> None:
+        if self.conn is None:
+            return
+        try:
+            self.conn.send(request)
+        except (OSError, ValueError):
+            self._lost()
+
+    def _dispatch(self, reply: object) -> None:
+        if isinstance(reply, AnswerEvent):
+            self.answer_event.emit(reply.job, reply.event)
+        elif isinstance(reply, ImportEvent):
+            self.import_event.emit(reply.event)
+        else:
+            signal = {
+                WorkerReady: self.ready,
+                LibraryState: self.library_changed,
+                ImportQueued: self.import_queued,
+                ModelsListed: self.models_listed,
+                DownloadUpdate: self.download_update,
+            }.get(type(reply))
+            if signal is not None:
+                signal.emit(reply)
+            elif isinstance(reply, WorkerFailure):
+                self.failure.emit(reply.message)
+
+    # ---- requests ------------------------------------------------------------------------
+    def ask(self, question: str, history: Sequence[Turn] = ()) -> int:
+        """Start answering; returns the job number its events will carry."""
+        self.current_job = next(self._jobs)
+        self._send(AskRequest(self.current_job, question, tuple(history)))
+        return self.current_job
+
+    def stop_answer(self) -> None:
+        if self.current_job:
+            self._send(CancelAnswer(self.current_job))
+
+    def import_paths(self, paths: Iterable[str]) -> None:
+        paths = tuple(str(p) for p in paths)
+        if paths:
+            self._send(ImportRequest(paths))
+
+    def cancel_imports(self) -> None:
+        self._send(CancelImports())
+
+    def remove(self, document_id: int) -> None:
+        self._send(RemoveRequest(document_id))
+
+    def reindex(self, document_id: int) -> None:
+        self._send(ReindexRequest(document_id))
+
+    def render(self, document: str, page: int, zoom: float) -> None:
+        self._send(RenderRequest(document, page, zoom))
+
+    def thumbnails(self, pages: Iterable[tuple[str, int]]) -> None:
+        self._send(ThumbnailsRequest(tuple(pages)))
+
+    def list_models(self) -> None:
+        self._send(ModelsRequest())
+
+    def download(self, repo_id: str) -> None:
+        self._send(DownloadRequest(repo_id))

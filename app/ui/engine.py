@@ -1,0 +1,136 @@
+"""The worker process: it owns the library and the models, and runs answers and imports.
+
+Why a process and not a thread of the window's process: PyMuPDF holds the GIL while it
+reads or renders a page (40-60 ms measured on the sample manuals), and importing torch or
+loading the embedder holds it for 170-250 ms. In a thread of the window's process each of
+those would freeze the window for that long; in a process of its own they cannot.
+
+Inside, a router thread receives requests from the window and hands them to lanes
+(``lanes``, ``work_lanes``): answers, page images and imports each have a thread and a
+SQLite connection of their own. Cancelling is immediate: the router sets the job's
+``threading.Event`` while the lane is busy, and the answerer checks it between steps and
+tokens. No Qt here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from multiprocessing.connection import Connection
+from typing import Any
+
+from app.ui.lanes import AnswerLane
+from app.ui.messages import (
+    AskRequest,
+    CancelAnswer,
+    CancelImports,
+    DownloadRequest,
+    DownloadUpdate,
+    EngineConfig,
+    ImportRequest,
+    ModelsRequest,
+    ReindexRequest,
+    RemoveRequest,
+    RenderRequest,
+    Reply,
+    StopRequest,
+    ThumbnailsRequest,
+    WorkerReady,
+)
+from app.ui.work_lanes import ImportLane, PagesLane
+
+
+class Outbox:
+    """The one pipe back to the window, shared by every lane."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+        self.lock = threading.Lock()
+
+    def send(self, reply: Reply) -> None:
+        # OSError/ValueError: the window has gone, so there is no one left to tell.
+        with self.lock, contextlib.suppress(OSError, ValueError):
+            self.conn.send(reply)
+
+
+class Engine:
+    """Routes the window's requests to the lanes."""
+
+    def __init__(self, config: EngineConfig, outbox: Outbox) -> None:
+        self.config = config
+        self.send = outbox.send
+        settings = config.settings
+        self.answers = AnswerLane(settings, self.send, config.answerer, config.token_interval)
+        self.imports = ImportLane(
+            settings, self.send, config.progress_interval, self._library_changed
+        )
+        self.pages = PagesLane("pages", settings, self.send)
+
+    def start(self) -> None:
+        for lane in (self.answers, self.imports, self.pages):
+            lane.start()
+        settings = self.config.settings
+        mode = f"LLM · {settings.llm}" if settings.llm else "no-LLM"
+        models = tuple(m for m in (settings.embedder, settings.llm, settings.vlm) if m)
+        self.send(WorkerReady(str(settings.library_dir), mode, models))
+        self.pages.put("library")
+
+    def stop(self) -> None:
+        self.imports.cancel_all()
+        for cancel in self.answers.cancels.values():
+            cancel.set()
+        for lane in (self.answers, self.imports, self.pages):
+            lane.stop()
+
+    def _library_changed(self) -> None:
+        self.answers.library_version += 1
+
+    def route(self, request: Any) -> bool:
+        """Hand one request to its lane; False when the worker should stop."""
+        if isinstance(request, AskRequest):
+            self.answers.cancel_event(request.job)
+            self.answers.put(request)
+        elif isinstance(request, CancelAnswer):
+            self.answers.cancel_event(request.job).set()
+        elif isinstance(request, ImportRequest | RemoveRequest | ReindexRequest):
+            self.imports.enqueue(request)
+        elif isinstance(request, CancelImports):
+            self.imports.cancel_all()
+        elif isinstance(request, RenderRequest | ThumbnailsRequest | ModelsRequest):
+            self.pages.put(request)
+        elif isinstance(request, DownloadRequest):
+            threading.Thread(target=self._download, args=(request,), daemon=True).start()
+        elif isinstance(request, StopRequest):
+            return False
+        return True
+
+    def _download(self, request: DownloadRequest) -> None:
+        from app.runtime.download import DownloadError, download_model
+
+        def report(progress: Any) -> None:
+            total = progress.bytes_total or 1
+            text = f"{progress.bytes_done / 1e6:.0f} of {progress.bytes_total / 1e6:.0f} MB"
+            self.send(DownloadUpdate(request.repo_id, progress.bytes_done / total, text))
+
+        try:
+            path = download_model(request.repo_id, self.config.settings.models_dir, report)
+        except DownloadError as exc:
+            self.send(DownloadUpdate(request.repo_id, 0.0, "", True, str(exc)))
+            return
+        self.send(DownloadUpdate(request.repo_id, 1.0, f"installed in {path}", True))
+
+
+def engine_main(conn: Connection, config: EngineConfig) -> None:
+    """The worker process's entry point: serve requests until told to stop or orphaned."""
+    engine = Engine(config, Outbox(conn))
+    engine.start()
+    try:
+        while True:
+            try:
+                request = conn.recv()
+            except (EOFError, OSError):
+                break
+            if not engine.route(request):
+                break
+    finally:
+        engine.stop()

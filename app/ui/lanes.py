@@ -1,0 +1,149 @@
+"""The worker process's lanes: one thread each for answers, page images and imports.
+
+Each lane owns its own Library (its own SQLite connection; WAL lets the import lane write
+while the others read) and works through a queue of requests in order. Lanes send their
+replies through one shared ``Outbox``. No Qt here: this runs in the worker process.
+"""
+
+from __future__ import annotations
+
+import queue
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from app.agent.events import Done, Error, Token
+from app.config import Settings
+from app.library.library import Library
+from app.ui.answerers import load_factory
+from app.ui.messages import AnswerEvent, AskRequest, LibraryState, Reply, WorkerFailure
+
+Send = Callable[[Reply], None]
+
+
+class Lane(threading.Thread):
+    """A thread that opens the library, then handles its requests one at a time."""
+
+    def __init__(self, name: str, settings: Settings, send: Send) -> None:
+        super().__init__(name=f"lantern-{name}", daemon=True)
+        self.settings = settings
+        self.send = send
+        self.requests: queue.Queue[Any] = queue.Queue()
+        self.library: Library | None = None
+
+    def put(self, request: Any) -> None:
+        self.requests.put(request)
+
+    def stop(self) -> None:
+        self.requests.put(None)
+
+    def run(self) -> None:
+        self.library = Library.open(self.settings.library_dir)
+        while (request := self.requests.get()) is not None:
+            try:
+                self.handle(request)
+            except Exception as exc:  # a lane must outlive one bad request
+                self.send(WorkerFailure(f"{type(exc).__name__}: {exc}", type(request).__name__))
+        self.library.close()
+
+    def handle(self, request: Any) -> None:
+        raise NotImplementedError
+
+
+class TokenBatcher:
+    """Joins tokens that arrive within ``interval`` seconds, so the window gets ~25 updates
+    a second however fast the model streams; any other event flushes the tokens first."""
+
+    def __init__(self, job: int, send: Send, interval: float) -> None:
+        self.job = job
+        self.send = send
+        self.interval = interval
+        self.pending: list[str] = []
+        self.last = time.perf_counter()
+
+    def push(self, event: Any) -> None:
+        if isinstance(event, Token) and not getattr(event, "reset", False):
+            self.pending.append(event.text)
+            if time.perf_counter() - self.last >= self.interval:
+                self.flush()
+            return
+        self.flush()
+        self.send(AnswerEvent(self.job, event))
+
+    def flush(self) -> None:
+        if self.pending:
+            self.send(AnswerEvent(self.job, Token("".join(self.pending))))
+            self.pending.clear()
+        self.last = time.perf_counter()
+
+
+class AnswerLane(Lane):
+    """Runs questions through the answerer; rebuilt when the library changes."""
+
+    def __init__(self, settings: Settings, send: Send, factory: str, token_interval: float) -> None:
+        super().__init__("answers", settings, send)
+        self.factory = factory
+        self.token_interval = token_interval
+        self.cancels: dict[int, threading.Event] = {}
+        self.library_version = 0
+        self._answerer: tuple[int, Any] | None = None
+
+    def cancel_event(self, job: int) -> threading.Event:
+        return self.cancels.setdefault(job, threading.Event())
+
+    def answerer(self) -> Any:
+        if self._answerer is None or self._answerer[0] != self.library_version:
+            assert self.library is not None
+            made = load_factory(self.factory)(self.library, self.settings)
+            self._answerer = (self.library_version, made)
+        return self._answerer[1]
+
+    def handle(self, request: AskRequest) -> None:
+        cancel = self.cancel_event(request.job)
+        batcher = TokenBatcher(request.job, self.send, self.token_interval)
+        started = time.perf_counter()
+        try:
+            if not cancel.is_set():
+                self._stream(request, cancel, batcher)
+        except Exception as exc:
+            batcher.push(Error(f"the answer failed: {exc}", "answer", recoverable=False))
+            batcher.push(Done(round(time.perf_counter() - started, 3)))
+        finally:
+            self.cancels.pop(request.job, None)
+        if cancel.is_set():
+            batcher.push(Error("stopped", "answer", recoverable=True, suggestion="stopped"))
+            batcher.push(Done(round(time.perf_counter() - started, 3)))
+
+    def _stream(self, request: AskRequest, cancel: threading.Event, batcher: TokenBatcher) -> None:
+        for event in self.answerer().ask(request.question, list(request.history), cancel):
+            if cancel.is_set():
+                return
+            batcher.push(event)
+        batcher.flush()
+
+
+def library_state(library: Library) -> LibraryState:
+    """The documents and the folder's size on disk."""
+    size = 0
+    for path in library.root.rglob("*"):
+        try:
+            size += path.stat().st_size if path.is_file() else 0
+        except OSError:
+            continue
+    return LibraryState(tuple(library.store.list_documents()), size)
+
+
+def staged_copy(library: Library, document_id: int) -> Path:
+    """A copy of a document's PDF under its original file name, outside the library, so it
+    can be imported again after the document is removed (re-indexing)."""
+    doc = library.store.get_document(document_id)
+    if doc is None:
+        raise LookupError(f"no document {document_id}")
+    folder = Path(tempfile.mkdtemp(prefix="lantern-reindex-"))
+    target = folder / doc.file_name
+    shutil.copyfile(library.pdf_path(doc), target)
+    return target

@@ -1,0 +1,243 @@
+"""The messages the window and its worker process exchange.
+
+Requests go from the window to the worker; replies come back. All are small frozen
+dataclasses that pickle across the process boundary; the agent's own events
+(``app.agent.events``) and the importer's (``ImportProgress``/``ImportResult``) travel
+inside replies unchanged, so widgets read the same types the command line prints.
+This module imports no Qt and nothing heavy: both sides load it at start-up.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from app.config import Settings
+from app.library.models import DocumentInfo
+
+DEFAULT_ANSWERER = "app.ui.answerers:retrieval_answerer"
+
+
+@dataclass(frozen=True, slots=True)
+class EngineConfig:
+    """How the worker process is set up; tests swap the answerer for a scripted one."""
+
+    settings: Settings
+    answerer: str = DEFAULT_ANSWERER
+    token_interval: float = 0.04
+    progress_interval: float = 0.1
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One finished exchange of the conversation, handed back as history for follow-ups."""
+
+    question: str
+    answer: str
+
+
+# ---- requests (window -> worker) ---------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class AskRequest:
+    job: int
+    question: str
+    history: tuple[Turn, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ImportRequest:
+    paths: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveRequest:
+    document_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReindexRequest:
+    document_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class RenderRequest:
+    """A page image at ``zoom`` (1.0 = 72 dpi); ``document`` is a file name, title or id."""
+
+    document: str
+    page: int
+    zoom: float
+
+
+@dataclass(frozen=True, slots=True)
+class ThumbnailsRequest:
+    """The stored thumbnails of some pages, as (document, page) pairs."""
+
+    pages: tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ModelsRequest:
+    """The models list for the models dialog."""
+
+
+@dataclass(frozen=True, slots=True)
+class DownloadRequest:
+    repo_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class CancelAnswer:
+    """Stop question ``job`` at its next step or token."""
+
+    job: int
+
+
+@dataclass(frozen=True, slots=True)
+class CancelImports:
+    """Stop the running import and drop the queued ones."""
+
+
+@dataclass(frozen=True, slots=True)
+class StopRequest:
+    """Shut the worker down (pending work is dropped)."""
+
+
+Request = (
+    AskRequest
+    | ImportRequest
+    | RemoveRequest
+    | ReindexRequest
+    | RenderRequest
+    | ThumbnailsRequest
+    | ModelsRequest
+    | DownloadRequest
+    | CancelAnswer
+    | CancelImports
+    | StopRequest
+)
+
+
+# ---- replies (worker -> window) ----------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class WorkerReady:
+    """The worker process has started and opened the library."""
+
+    library_dir: str
+    mode: str
+    models: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class LibraryState:
+    """Every document of the library, sent at start and after each change."""
+
+    documents: tuple[DocumentInfo, ...]
+    size_bytes: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerEvent:
+    """One agent event of question ``job`` (tokens arrive already batched)."""
+
+    job: int
+    event: Any  # app.agent.events.Event
+
+
+@dataclass(frozen=True, slots=True)
+class FileProgress:
+    """The importer's ImportProgress, copied so the window need not import the importer."""
+
+    path: str
+    phase: str
+    done: int
+    total: int
+    eta_s: float | None = None
+    message: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class FileResult:
+    """The importer's ImportResult (see FileProgress)."""
+
+    path: str
+    status: Literal["imported", "skipped", "failed"]
+    reason: str = ""
+    document_id: int | None = None
+    title: str = ""
+    pages: int = 0
+    ocr_pages: int = 0
+    seconds: float = 0.0
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ImportEvent:
+    """One import event, throttled."""
+
+    event: FileProgress | FileResult
+
+
+@dataclass(frozen=True, slots=True)
+class ImportQueued:
+    """Files accepted into the import queue, in the order they will run."""
+
+    paths: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PageImage:
+    """A rendered page: ``path`` is a PNG of ``width`` x ``height`` PDF points at ``zoom``."""
+
+    document: str
+    page: int
+    zoom: float
+    path: str
+    width: float
+    height: float
+    page_count: int
+    title: str = ""
+    error: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Thumbnails:
+    """PNG bytes per (document, page); missing thumbnails are left out."""
+
+    images: tuple[tuple[str, int, bytes], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ModelsListed:
+    rows: tuple[Any, ...]  # app.runtime.download.ModelRow
+    error: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class DownloadUpdate:
+    repo_id: str
+    fraction: float
+    text: str
+    finished: bool = False
+    error: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerFailure:
+    """Something the worker could not do; ``message`` is for the person at the window."""
+
+    message: str
+    context: str = ""
+
+
+Reply = (
+    WorkerReady
+    | LibraryState
+    | AnswerEvent
+    | ImportEvent
+    | ImportQueued
+    | PageImage
+    | Thumbnails
+    | ModelsListed
+    | DownloadUpdate
+    | WorkerFailure
+)

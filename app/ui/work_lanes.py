@@ -1,0 +1,182 @@
+"""The import lane and the pages lane of the worker process (see ``lanes``).
+
+Imports run in their own lane so a question asked meanwhile is answered at once; page
+images have theirs so clicking a citation never waits behind an answer.
+"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from app.library.importer import Importer, ImportProgress, ImportResult, expand_paths
+from app.ui.lanes import Lane, library_state, staged_copy
+from app.ui.messages import (
+    FileProgress,
+    FileResult,
+    ImportEvent,
+    ImportQueued,
+    ImportRequest,
+    ModelsListed,
+    ModelsRequest,
+    PageImage,
+    ReindexRequest,
+    RemoveRequest,
+    RenderRequest,
+    Thumbnails,
+    ThumbnailsRequest,
+)
+
+
+@dataclass(slots=True)
+class ProgressThrottle:
+    """Passes an import's progress at most every ``interval`` seconds per file, but always
+    its first and last event of each phase, so bars move smoothly without flooding."""
+
+    interval: float
+    last: dict[str, tuple[str, float]] = field(default_factory=dict)
+
+    def wanted(self, event: ImportProgress) -> bool:
+        phase, at = self.last.get(event.path, ("", 0.0))
+        now = time.perf_counter()
+        edge = event.phase != phase or event.done in (0, event.total)
+        if edge or now - at >= self.interval:
+            self.last[event.path] = (event.phase, now)
+            return True
+        return False
+
+
+def as_message(event: ImportProgress | ImportResult) -> FileProgress | FileResult:
+    """The importer's event as its window-side twin (same fields)."""
+    kind = FileProgress if isinstance(event, ImportProgress) else FileResult
+    return kind(**{name: getattr(event, name) for name in kind.__dataclass_fields__})
+
+
+class ImportLane(Lane):
+    """Imports, re-indexes and removes documents, one request at a time."""
+
+    def __init__(self, settings: Any, send: Any, interval: float, on_change: Any) -> None:
+        super().__init__("imports", settings, send)
+        self.throttle = ProgressThrottle(interval)
+        self.on_change = on_change
+        self.cancels: list[threading.Event] = []
+        self._importer: Importer | None = None
+
+    def enqueue(self, request: Any) -> None:
+        """Queue a request with its own cancel flag (``cancel_all`` sets every one)."""
+        cancel = threading.Event()
+        self.cancels.append(cancel)
+        self.put((request, cancel))
+
+    def cancel_all(self) -> None:
+        for cancel in list(self.cancels):
+            cancel.set()
+
+    def importer(self) -> Importer:
+        if self._importer is None:
+            assert self.library is not None
+            self._importer = Importer(self.library, self.settings)
+        return self._importer
+
+    def handle(self, request: Any) -> None:
+        job, cancel = request
+        try:
+            if isinstance(job, ImportRequest):
+                self._import([Path(p) for p in job.paths], cancel)
+            elif isinstance(job, RemoveRequest):
+                self._remove(job.document_id)
+            elif isinstance(job, ReindexRequest):
+                self._reindex(job.document_id, cancel)
+        finally:
+            self.cancels.remove(cancel)
+
+    def _import(self, paths: list[Path], cancel: threading.Event) -> None:
+        files = expand_paths(paths)
+        self.send(ImportQueued(tuple(str(p) for p in files)))
+        if cancel.is_set():
+            for path in files:
+                self.send(ImportEvent(FileResult(str(path), "failed", "import cancelled")))
+            return
+        changed = False
+        for event in self.importer().import_paths(files, cancel):
+            if isinstance(event, ImportProgress) and not self.throttle.wanted(event):
+                continue
+            self.send(ImportEvent(as_message(event)))
+            if isinstance(event, ImportResult) and event.status == "imported":
+                changed = True
+                self._changed()
+        if cancel.is_set() and not changed:
+            self._changed()
+
+    def _remove(self, document_id: int) -> None:
+        assert self.library is not None
+        self.library.remove(document_id)
+        self._changed()
+
+    def _reindex(self, document_id: int, cancel: threading.Event) -> None:
+        assert self.library is not None
+        copy = staged_copy(self.library, document_id)
+        try:
+            self.library.remove(document_id)
+            self._import([copy], cancel)
+        finally:
+            shutil.rmtree(copy.parent, ignore_errors=True)
+
+    def _changed(self) -> None:
+        assert self.library is not None
+        self.on_change()
+        self.send(library_state(self.library))
+
+
+class PagesLane(Lane):
+    """Page renders, thumbnails and the models list: quick reads, never behind an answer."""
+
+    def handle(self, request: Any) -> None:
+        if isinstance(request, RenderRequest):
+            self.send(self._render(request))
+        elif isinstance(request, ThumbnailsRequest):
+            self.send(self._thumbnails(request))
+        elif isinstance(request, ModelsRequest):
+            self.send(self._models())
+        elif request == "library":
+            assert self.library is not None
+            self.send(library_state(self.library))
+
+    def _render(self, request: RenderRequest) -> PageImage:
+        assert self.library is not None
+        doc = self.library.store.get_document(request.document)
+        if doc is None:
+            return PageImage(request.document, request.page, request.zoom, "", 0, 0, 0,
+                             error=f"{request.document} is not in the library")  # fmt: skip
+        size = self.library.store.page_size(doc.id, request.page) or (0.0, 0.0)
+        try:
+            path = str(self.library.render_page(doc, request.page, request.zoom))
+            error = ""
+        except Exception as exc:
+            path, error = "", str(exc)
+        return PageImage(
+            request.document, request.page, request.zoom, path, size[0], size[1],
+            doc.pages, doc.title, error,
+        )  # fmt: skip
+
+    def _thumbnails(self, request: ThumbnailsRequest) -> Thumbnails:
+        assert self.library is not None
+        images = []
+        for document, page in request.pages:
+            doc = self.library.store.get_document(document)
+            data = self.library.store.thumbnail(doc.id, page) if doc else None
+            if data:
+                images.append((document, page, data))
+        return Thumbnails(tuple(images))
+
+    def _models(self) -> ModelsListed:
+        from app.runtime.download import list_models
+
+        try:
+            return ModelsListed(tuple(list_models(self.settings)))
+        except Exception as exc:
+            return ModelsListed((), f"cannot list models: {exc}")
