@@ -16,6 +16,7 @@ class Decision:
     reasoning: str
     inputs: dict[str, Any] = field(default_factory=dict)
     step: int = 0
+    source: str = ""  # who decided: "rules", "llm", "auto" (a tool's own trigger), "limit"
     type: Literal["decision"] = "decision"
 
 
@@ -32,12 +33,14 @@ class Result:
     summary: str
     objects: list[dict[str, Any]] = field(default_factory=list)
     seconds: float = 0.0
+    step: int = 0
     type: Literal["result"] = "result"
 
 
 @dataclass(frozen=True, slots=True)
 class Token:
     text: str
+    reset: bool = False  # discard the text streamed so far: the grounding check replaced it
     type: Literal["token"] = "token"
 
 
@@ -73,6 +76,7 @@ class Error:
     tool: str = ""
     recoverable: bool = True
     suggestion: str = ""
+    step: int = 0
     type: Literal["error"] = "error"
 
 

@@ -1,0 +1,120 @@
+"""The Atlas: who the agent is, how it answers, and what the library holds.
+
+Every decision sees it. One line per manual, built from the manual's profile, carries a
+routing hint ("wiring and jumpers: installation guide") so a question about terminals goes
+to the installation guide before the user manual. The rule-based policy routes with the
+same table, so the two policies agree on what each manual is for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from app.library.models import DocumentInfo, ManualProfile, ManualType
+from app.retrieval.query import analyse
+
+IDENTITY = "Lantern, an offline assistant for field technicians working on security equipment."
+STYLE = (
+    "Plain, short and exact: values, codes and steps as the manual gives them, each claim "
+    "with a numbered citation to a manual page."
+)
+GOAL = (
+    "Answer the technician's question from the manuals in the library, citing pages; when "
+    "the manuals do not answer it, say so and name what was searched."
+)
+
+# What each kind of manual is the place to look for.
+ROUTING: dict[ManualType, str] = {
+    "installation": "wiring, jumpers, terminals, power, batteries and mounting",
+    "user": "everyday use: arming, codes, keypad, LEDs, SMS commands",
+    "programming": "settings, web page, network, reporting and event codes",
+    "datasheet": "specifications, ratings and dimensions",
+    "service": "maintenance, faults and troubleshooting",
+    "other": "general information",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ManualEntry:
+    """One manual as the agent knows it."""
+
+    document_id: int
+    file_name: str
+    title: str
+    product: str
+    manual_type: ManualType
+    topics: tuple[str, ...]
+    pages: int
+
+    @property
+    def routing_hint(self) -> str:
+        return f"{ROUTING[self.manual_type]}: {self.manual_type} manual"
+
+    def line(self) -> str:
+        topics = ", ".join(self.topics[:6])
+        about = f"; topics: {topics}" if topics else ""
+        return (
+            f"- [{self.document_id}] {self.title} ({self.file_name}, {self.pages} pages), "
+            f"product {self.product or 'unknown'}; {self.routing_hint}{about}"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Atlas:
+    """The agent's identity, style and goal, and one entry per manual."""
+
+    manuals: tuple[ManualEntry, ...] = ()
+    identity: str = IDENTITY
+    style: str = STYLE
+    goal: str = GOAL
+
+    def render(self) -> str:
+        """The Atlas as prompt text."""
+        lines = [f"You are {self.identity}", f"Style: {self.style}", f"Goal: {self.goal}"]
+        lines.append("Manuals in the library (id, title, what to look up in each):")
+        lines.extend(m.line() for m in self.manuals)
+        if not self.manuals:
+            lines.append("- (none: the library is empty)")
+        return "\n".join(lines)
+
+    def route(self, question: str) -> tuple[int, ...]:
+        """Documents a question belongs to: the ones whose product it names, else the ones
+        whose manual type suits its intent; () when the question does not say."""
+        docs = [_as_document(m) for m in self.manuals]
+        query = analyse(question, docs)
+        if query.products:
+            return tuple(query.products)
+        if query.intent:
+            suited = [m.document_id for m in self.manuals if m.manual_type == query.intent]
+            if 0 < len(suited) < len(self.manuals):
+                return tuple(suited)
+        return ()
+
+    def titles(self, ids: Sequence[int] = ()) -> list[str]:
+        return [m.title for m in self.manuals if not ids or m.document_id in ids]
+
+
+def build_atlas(documents: Sequence[DocumentInfo]) -> Atlas:
+    """The Atlas of a library, from its documents' profiles."""
+    return Atlas(
+        tuple(
+            ManualEntry(
+                document_id=d.id,
+                file_name=d.file_name,
+                title=d.title,
+                product=d.profile.product,
+                manual_type=d.profile.manual_type,
+                topics=d.profile.topics,
+                pages=d.pages,
+            )
+            for d in documents
+        )
+    )
+
+
+def _as_document(entry: ManualEntry) -> DocumentInfo:
+    profile = ManualProfile(product=entry.product, manual_type=entry.manual_type)
+    return DocumentInfo(
+        entry.document_id, "", entry.file_name, entry.title, entry.pages, 0, "", profile
+    )

@@ -1,0 +1,227 @@
+"""The decision loop (Elysia's Tree, smaller and typed).
+
+Each step: tools that fire on their own run first (summarise past its budget); then a
+policy picks the next tool (the LLM policy when a model is configured, else, or when it
+fails, the rule-based one); the tool runs and its events stream out; its Result or Error
+goes into the TreeData for the next decision. Guards: a (tool, inputs) pair never runs
+twice; the last allowed step is always the answer; a tool that raises is an Error the
+next decision sees, not a crash. Cancelling is checked between steps and between events.
+Every run ends with ``done`` and writes its trace.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Generator, Iterator, Sequence
+from pathlib import Path
+
+from app.agent.atlas import build_atlas
+from app.agent.events import Answer, Decision, Done, Error, Event, Result
+from app.agent.policy import Choice, LlmPolicy, RulePolicy
+from app.agent.state import Found, Task, TreeData, Turn
+from app.agent.tools import Outcome, Resources, Tool, ToolError, default_tools
+from app.agent.tools.answer import AnswerInputs, AnswerTool, stream_text
+from app.agent.trace import TraceRecorder
+from app.runtime.types import Cancel, cancel_checker
+
+log = logging.getLogger(__name__)
+History = Sequence[Turn | tuple[str, str]]
+
+
+class Cancelled(Exception):
+    """The technician cancelled the question."""
+
+
+class Tree:
+    """An agent over one library: ``ask`` streams a question's events.
+
+    Args:
+        resources: The library, searches and models the tools use.
+        tools: The tools (default: every tool, in the registered order).
+        policy: The LLM policy, or None for no-LLM mode.
+        max_steps: Most steps per question (default: ``Settings.max_steps``).
+        traces_dir: Where traces go (default: the library's traces folder).
+    """
+
+    def __init__(
+        self,
+        resources: Resources,
+        *,
+        tools: Sequence[Tool] | None = None,
+        policy: LlmPolicy | None = None,
+        max_steps: int | None = None,
+        traces_dir: Path | None = None,
+    ) -> None:
+        self.resources = resources
+        self.tools = list(tools) if tools is not None else default_tools(resources)
+        self.by_name = {tool.name: tool for tool in self.tools}
+        self.policy = policy
+        self.rules = RulePolicy()
+        self.max_steps = max_steps or resources.settings.max_steps
+        self.traces_dir = traces_dir or resources.library.traces_dir
+        self.mode = "llm" if resources.llm is not None else "no-llm"
+        self.mode_reason = ""
+
+    def ask(
+        self, question: str, history: History | None = None, cancel: Cancel = None
+    ) -> Iterator[Event]:
+        """Answer one question (a follow-up when ``history`` holds the earlier turns)."""
+        turns = tuple(t if isinstance(t, Turn) else Turn(t[0], t[1]) for t in history or ())
+        docs = self.resources.library.store.list_documents()
+        state = TreeData(question.strip(), build_atlas(docs), turns, max_steps=self.max_steps)
+        trace = TraceRecorder(state.prompt, self.mode, turns)
+        trace.atlas(state.atlas.render())
+        self.resources.clock.reset()
+        self.resources.cancel = cancel
+        status = "done"
+        try:
+            yield from self._watch(self._steps(state, trace), cancel_checker(cancel), trace)
+        except Cancelled:
+            status = "cancelled"
+            yield self._error(trace, Error("cancelled", recoverable=False))
+        except Exception as exc:  # a bug must not leave the caller without `done`
+            log.exception("the agent failed on %r", question)
+            status = "failed"
+            yield self._error(trace, Error(f"the agent failed: {exc}", recoverable=False))
+        seconds = trace.finish(dict(self.resources.clock.seconds), status)
+        path = trace.write(self.traces_dir)
+        yield Done(round(seconds, 4), state.iteration, str(path or ""))
+
+    def _watch(
+        self, events: Iterator[Event], cancelled: object, trace: TraceRecorder
+    ) -> Iterator[Event]:
+        for event in events:
+            if isinstance(event, Error):
+                trace.error(event)
+            elif isinstance(event, Answer):
+                trace.answer(event)
+            yield event
+            if callable(cancelled) and cancelled():
+                raise Cancelled
+
+    def _steps(self, state: TreeData, trace: TraceRecorder) -> Iterator[Event]:
+        while True:
+            for tool in self.tools:
+                inputs = tool.auto_trigger(state) if state.iteration + 2 < state.max_steps else None
+                if inputs is not None:
+                    why = f"{tool.name} runs on its own: {tool.trigger or 'its trigger fired'}"
+                    yield from self._run(state, trace, Choice(tool.name, inputs, why, "auto"))
+            choice, calls = yield from self._decide(state)
+            if (yield from self._run(state, trace, choice, calls)):
+                return
+
+    def _decide(self, state: TreeData) -> Generator[Event, None, tuple[Choice, tuple]]:
+        """The next step: forced answer at the limit, else the LLM's choice, else the rules'."""
+        if state.iteration + 1 >= state.max_steps:
+            why = f"step limit ({state.max_steps}) reached: answer with what was found"
+            return Choice("answer", AnswerInputs(), why, "limit"), ()
+        available = {t.name: t for t in self.tools if t.is_available(state)}
+        if self.policy is None or state.llm_off:
+            return self.rules.decide(state, available), ()
+        unavailable = {
+            t.name: t.is_available(state).reason for t in self.tools if t.name not in available
+        }
+        outcome = self.policy.decide(state, available, unavailable)
+        for problem in outcome.problems:
+            yield Error(problem, "decision", True, "the rule-based policy decides instead")
+        if outcome.permanent:
+            state.llm_off = outcome.problems[-1] if outcome.problems else "the model failed"
+        choice = outcome.choice
+        if choice is not None and self._repeats(state, choice):
+            message = f"{choice.tool} already ran with these inputs; it is not run twice"
+            state.add_error(choice.tool, message)
+            yield Error(message, choice.tool, True, "the rule-based policy decides instead")
+            choice = None
+        return choice or self.rules.decide(state, available), outcome.calls
+
+    def _repeats(self, state: TreeData, choice: Choice) -> bool:
+        tool = self.by_name[choice.tool]
+        return not tool.repeatable and (tool.name, tool.run_key(choice.inputs)) in state.ran
+
+    def _run(
+        self, state: TreeData, trace: TraceRecorder, choice: Choice, calls: tuple = ()
+    ) -> Generator[Event, None, bool]:
+        """Run one step; True when it answered (the loop ends)."""
+        tool = self.by_name[choice.tool]
+        state.iteration += 1
+        step, inputs = state.iteration, choice.inputs.model_dump()
+        yield Decision(tool.name, choice.reasoning, inputs, step, choice.source)
+        if not tool.repeatable:
+            state.ran.add((tool.name, tool.run_key(choice.inputs)))
+        started = time.perf_counter()
+        outcome = yield from self._call(tool, state, choice)
+        seconds = round(time.perf_counter() - started, 4)
+        if isinstance(outcome, ToolError):
+            task = Task(step, tool.name, inputs, choice.reasoning, f"error: {outcome.message}",
+                        seconds, False, choice.source)  # fmt: skip
+            state.tasks.append(task)
+            state.add_error(tool.name, outcome.message)
+            trace.step(task, [], calls)
+            yield Error(outcome.message, tool.name, outcome.recoverable, outcome.suggestion, step)
+            if tool.ends_loop:
+                return (yield from self._fallback_answer(state, trace))
+            return False
+        stored = state.environment.add(tool.name, outcome.name or tool.name, outcome.objects)
+        objects = [_object_out(found, dup) for found, dup in stored]
+        task = Task(step, tool.name, inputs, choice.reasoning, outcome.summary, seconds, True,
+                    choice.source)  # fmt: skip
+        state.tasks.append(task)
+        trace.step(task, objects, calls, outcome.detail)
+        yield Result(tool.name, outcome.summary, objects, seconds, step)
+        if outcome.answer is not None:
+            yield outcome.answer
+            return True
+        return tool.ends_loop
+
+    def _call(self, tool: Tool, state: TreeData, choice: Choice) -> Generator[Event, None, Outcome]:
+        """The tool's events, and its outcome; a tool that raises is a recoverable Error."""
+        try:
+            return (yield from tool(state, choice.inputs))
+        except Cancelled:
+            raise
+        except Exception as exc:
+            from app.runtime.dspy_bridge import GenerationCancelled
+
+            if isinstance(exc, GenerationCancelled):
+                raise Cancelled from exc
+            log.warning("tool %s failed: %s", tool.name, exc, exc_info=True)
+            return ToolError(f"{tool.name} failed: {exc}", True, "try another tool or other inputs")
+
+    def _fallback_answer(
+        self, state: TreeData, trace: TraceRecorder
+    ) -> Generator[Event, None, bool]:
+        """The answer tool failed: quote the manuals without a model, or say it could not."""
+        tool = self.by_name.get("answer")
+        try:
+            assert isinstance(tool, AnswerTool)
+            result = yield from tool.extractive(state, reset=True)
+            answer = result.answer
+        except Exception as exc:
+            log.warning("the extractive fallback failed too: %s", exc)
+            answer = None
+        if answer is None:
+            text = "Lantern could not write an answer; the pages it found are listed."
+            yield from stream_text(text, reset=True)
+            answer = Answer(text, [], True, [], 0.0, self.mode)
+        yield answer
+        return True
+
+    @staticmethod
+    def _error(trace: TraceRecorder, event: Error) -> Error:
+        trace.error(event)
+        return event
+
+
+def _object_out(found: Found, duplicate: bool) -> dict[str, object]:
+    """An environment object as a Result event carries it (what the UI timeline shows)."""
+    return {
+        "ref": found.ref,
+        "kind": found.kind,
+        "document": found.file_name,
+        "title": found.title,
+        "page": found.page,
+        "score": round(found.score, 6),
+        "confidence": round(found.confidence, 4),
+        "duplicate": duplicate,
+    }

@@ -1,0 +1,203 @@
+"""Who picks the next tool: the rule-based policy, and the LLM policy with its guards.
+
+The rule-based policy is the whole of no-LLM mode and the fallback of LLM mode: search
+the question's text; if the best page is weakly supported, search once more with the
+question's content words within the manuals the Atlas routes it to; look at page images
+when visual search exists; then answer. It reads only confidences and what has run,
+never page text, so nothing written in a manual can steer it.
+
+The LLM policy asks the DecideNextStep signature (with the shared context). A reply that
+cannot be read, names a tool that is not available, or gives inputs the tool rejects is
+malformed: it is retried once with the problem in the context, then the rules decide.
+Transient model errors are retried with backoff; a permanent one turns the LLM policy off
+for the rest of the question.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from app.agent.state import TreeData
+from app.agent.tools import Tool
+from app.agent.tools.answer import AnswerInputs
+from app.agent.tools.text_search import TextSearchInputs
+from app.agent.tools.visual_search import VisualSearchInputs
+from app.retrieval.query import QUESTION_WORDS, content_terms
+from app.runtime.types import TextBackend
+
+# Below this best-page confidence the question gets a second, reformulated search.
+WEAK_CONFIDENCE = 0.5
+# Below this, and with visual search installed, page images are searched too.
+STRONG_CONFIDENCE = 0.8
+_REFERS_BACK = frozenset("it its that this those these they them same also there".split())
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """A decided step: the tool, its validated inputs, why, and who decided."""
+
+    tool: str
+    inputs: BaseModel
+    reasoning: str
+    source: str  # "rules", "llm", "auto" or "limit"
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyOutcome:
+    """A policy's answer: a choice, or None with the problems met on the way."""
+
+    choice: Choice | None
+    problems: tuple[str, ...] = ()
+    permanent: bool = False  # the model cannot be used again this question
+    calls: tuple[dict[str, Any], ...] = ()  # prompts and replies, for the trace
+
+
+class RulePolicy:
+    """The deterministic policy of no-LLM mode (see the module docstring)."""
+
+    def decide(self, state: TreeData, tools: Mapping[str, Tool]) -> Choice:
+        for option in (self._first_search, self._second_search, self._visual):
+            choice = option(state, tools)
+            if choice is not None and not _has_run(state, tools, choice):
+                return choice
+        why = "the searches found what the manuals hold on this; answer from it"
+        return Choice("answer", AnswerInputs(), why, "rules")
+
+    def _first_search(self, state: TreeData, tools: Mapping[str, Tool]) -> Choice | None:
+        if "text_search" not in tools or state.searches:
+            return None
+        query, why = follow_up_query(state)
+        return Choice("text_search", TextSearchInputs(query=query), why, "rules")
+
+    def _second_search(self, state: TreeData, tools: Mapping[str, Tool]) -> Choice | None:
+        best = state.best_confidence()
+        if "text_search" not in tools or len(state.searches) != 1 or best >= WEAK_CONFIDENCE:
+            return None
+        first = state.searches[0].query
+        words = [t for t in content_terms(first) if t not in QUESTION_WORDS]
+        documents = list(state.atlas.route(state.prompt))
+        inputs = TextSearchInputs(query=" ".join(words) or first, documents=documents)
+        where = ", ".join(state.atlas.titles(documents)) if documents else "every manual"
+        why = (
+            f"the best page is weakly supported ({best:.2f}): search again with the "
+            f"question's key words in {where}"
+        )
+        return Choice("text_search", inputs, why, "rules")
+
+    def _visual(self, state: TreeData, tools: Mapping[str, Tool]) -> Choice | None:
+        if "visual_search" not in tools or state.best_confidence() >= STRONG_CONFIDENCE:
+            return None
+        why = "the text found is not conclusive: look for a table or diagram by its look"
+        return Choice("visual_search", VisualSearchInputs(query=state.prompt), why, "rules")
+
+
+def follow_up_query(state: TreeData) -> tuple[str, str]:
+    """The first search's query: the question, completed with the previous question's key
+    words when it leans on it ("and the restore code for it?")."""
+    if not state.history:
+        return state.prompt, "search the manuals' text for the question"
+    words = content_terms(state.prompt)
+    if len(words) > 3 and not _REFERS_BACK & {w.lower() for w in state.prompt.split()}:
+        return state.prompt, "search the manuals' text for the question"
+    previous = [t for t in content_terms(state.history[-1].question) if t not in words]
+    query = f"{state.prompt} {' '.join(previous)}".strip()
+    return query, "a follow-up: search for it with the previous question's key words"
+
+
+def _has_run(state: TreeData, tools: Mapping[str, Tool], choice: Choice) -> bool:
+    tool = tools[choice.tool]
+    return (choice.tool, tool.run_key(choice.inputs)) in state.ran
+
+
+class LlmPolicy:
+    """Decisions by the DecideNextStep signature on the local LLM, with the guards above.
+
+    Args:
+        llm: Returns the loaded backend (a registry handle's ``backend``).
+        cancel: Returns the current question's cancel flag.
+        sleep: Waits between retries of transient errors (tests pass a no-op).
+    """
+
+    def __init__(
+        self,
+        llm: Callable[[], TextBackend],
+        cancel: Callable[[], Any] = lambda: None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        from app.agent.context import ContextPredict
+        from app.agent.signatures import DecideNextStep
+
+        self.llm = llm
+        self.cancel = cancel
+        self.sleep = sleep
+        self.program = ContextPredict(DecideNextStep)
+
+    def decide(
+        self, state: TreeData, tools: Mapping[str, Tool], unavailable: Mapping[str, str]
+    ) -> PolicyOutcome:
+        from app.agent.context import call_with_retry, classify_error, run_predict
+
+        problems: list[str] = []
+        calls: list[dict[str, Any]] = []
+        for _attempt in range(2):
+            inputs = self.program.inputs(state, tools=tools_text(tools, unavailable))
+            try:
+                outputs, prompt, reply = call_with_retry(
+                    lambda inputs=inputs: run_predict(  # type: ignore[misc]
+                        self.llm(), self.program.predict, inputs, cancel=self.cancel()
+                    ),
+                    sleep=self.sleep,
+                )
+            except Exception as exc:
+                kind = classify_error(exc)
+                if kind == "cancelled":
+                    raise
+                calls.append({"error": str(exc), "reply": str(getattr(exc, "lm_response", ""))})
+                if kind != "malformed":
+                    problems.append(f"the model could not decide: {exc}")
+                    return PolicyOutcome(None, tuple(problems), kind == "permanent", tuple(calls))
+                problem = "the decision could not be read (fields missing or malformed)"
+            else:
+                calls.append({"prompt": prompt, "reply": reply})
+                choice, problem = validate(outputs, tools)
+                if choice is not None:
+                    return PolicyOutcome(choice, tuple(problems), False, tuple(calls))
+            problems.append(problem)
+            state.add_error("decision", problem)
+        return PolicyOutcome(None, tuple(problems), False, tuple(calls))
+
+
+def validate(outputs: Mapping[str, Any], tools: Mapping[str, Tool]) -> tuple[Choice | None, str]:
+    """A decision's outputs as a Choice, or why they are malformed."""
+    name = str(outputs.get("tool") or "").strip().strip("`'\"").lower()
+    if name not in tools:
+        return None, f"{name!r} is not an available tool (choose one of {', '.join(tools)})"
+    raw = outputs.get("tool_inputs") or {}
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except json.JSONDecodeError:
+            return None, f"the inputs for {name} are not a JSON object"
+    try:
+        inputs = tools[name].Inputs.model_validate(raw)
+    except ValidationError as exc:
+        return None, f"bad inputs for {name}: {exc.errors()[0]['msg']}"
+    reasoning = str(outputs.get("reasoning") or "").strip() or "(no reason given)"
+    return Choice(name, inputs, reasoning, "llm"), ""
+
+
+def tools_text(tools: Mapping[str, Tool], unavailable: Mapping[str, str] | None = None) -> str:
+    """The tools as the decision prompt lists them: signature and description."""
+    lines = [f"{t.signature_text()} -- {' '.join(t.description().split())}" for t in tools.values()]
+    for name, reason in (unavailable or {}).items():
+        lines.append(f"(not available now: {name}: {reason})")
+    return "\n".join(lines)
+
+
+__all__: Sequence[str] = ("Choice", "LlmPolicy", "PolicyOutcome", "RulePolicy", "validate")

@@ -1,0 +1,150 @@
+"""Building the agent for a library and settings: which models, which mode.
+
+``build_answerer(library, settings)`` is what the command line and the window call. It
+picks LLM mode when an LLM is named in the settings or an installed one is large enough
+to follow the decision format, and no-LLM mode otherwise (the default on a fresh
+machine). The choice and its reason are on the agent (``mode``, ``mode_reason``), and
+``Conversation`` keeps the turns of a chat so follow-up questions have their context.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from app.agent.events import Answer, Event
+from app.agent.loop import Tree
+from app.agent.policy import LlmPolicy
+from app.agent.state import Turn
+from app.agent.tools import Resources
+from app.config import Settings
+from app.library.embedding import Embedder, make_embedder
+from app.library.library import Library
+from app.retrieval.text import TextSearch
+from app.runtime.types import Cancel
+
+log = logging.getLogger(__name__)
+
+# Installed models smaller than this are not picked on their own: they cannot follow the
+# decision format (SmolLM2-135M, kept in models/ for tests, is the case in point). Naming
+# one in the settings still uses it.
+MIN_AUTO_LLM_BYTES = 800 * 1024**2
+OFF = frozenset({"none", "off", "no", "no-llm", "false", "0"})
+
+
+@dataclass(frozen=True, slots=True)
+class ModelChoice:
+    """The models the agent will use (each a function returning the loaded backend)."""
+
+    llm: Callable[[], Any] | None
+    vlm: Callable[[], Any] | None
+    reason: str
+
+
+def choose_models(settings: Settings, registry: Any = None) -> ModelChoice:
+    """The LLM and VLM to use, from the settings, else the registry's installed models."""
+    if registry is None:
+        from app.runtime.registry import ModelRegistry
+
+        registry = ModelRegistry(settings)
+    llm, llm_why = _pick(registry, "llm", settings.llm)
+    vlm, _ = _pick(registry, "vlm", settings.vlm)
+    return ModelChoice(llm, vlm, llm_why)
+
+
+def _pick(registry: Any, kind: str, configured: str) -> tuple[Callable[[], Any] | None, str]:
+    if configured.strip().lower() in OFF:
+        return None, f"no {kind}: turned off in the settings"
+    try:
+        if configured:
+            handle = registry.get(configured)
+        else:
+            big = [
+                m for m in registry.models(kind) if m.fits and m.weight_bytes >= MIN_AUTO_LLM_BYTES
+            ]
+            if not big:
+                return None, f"no {kind} model large enough is installed"
+            handle = registry.get(big[0].id)
+    except Exception as exc:  # ModelNotFoundError, an unreadable folder
+        log.warning("no %s: %s", kind, exc)
+        return None, f"no {kind}: {exc}"
+    return (lambda: handle.backend), f"{kind} {handle.info.id}"
+
+
+def build_resources(
+    library: Library,
+    settings: Settings,
+    *,
+    embedder: Embedder | None = None,
+    models: ModelChoice | None = None,
+    visual: Any = None,
+) -> Resources:
+    """What the tools need: the text search, the visual search if set up, the models."""
+    embedder = embedder or make_embedder(settings.embedder)
+    models = models or ModelChoice(None, None, "no models")
+    return Resources(
+        library=library,
+        embedder=embedder,
+        text_search=TextSearch(library.store, embedder),
+        settings=settings,
+        visual_search=visual if visual is not None else _visual_search(library, settings),
+        llm=models.llm,
+        vlm=models.vlm,
+    )
+
+
+def _visual_search(library: Library, settings: Settings) -> Any:
+    """Visual search when a ColQwen model is configured (it loads on the first search)."""
+    if not settings.colqwen:
+        return None
+    from app.retrieval.visual import VisualSearch
+    from app.runtime.colqwen import load_colqwen
+
+    try:
+        backend = load_colqwen(settings.colqwen, models_dir=settings.models_dir)
+    except Exception as exc:
+        log.warning("visual search is off: %s", exc)
+        return None
+    return VisualSearch(library.store, backend, settings.colqwen)
+
+
+def build_answerer(
+    library: Library,
+    settings: Settings,
+    *,
+    registry: Any = None,
+    embedder: Embedder | None = None,
+    models: ModelChoice | None = None,
+) -> Tree:
+    """The agent for ``library``: LLM mode when a usable LLM is there, no-LLM mode if not."""
+    models = models or choose_models(settings, registry)
+    resources = build_resources(library, settings, embedder=embedder, models=models)
+    policy = None
+    if resources.llm is not None:
+        policy = LlmPolicy(resources.llm, cancel=lambda: resources.cancel)
+    tree = Tree(resources, policy=policy)
+    tree.mode_reason = models.reason
+    return tree
+
+
+class Conversation:
+    """A chat with the agent: each question sees the turns before it."""
+
+    def __init__(self, agent: Tree) -> None:
+        self.agent = agent
+        self.turns: list[Turn] = []
+
+    def ask(self, question: str, cancel: Cancel = None) -> Iterator[Event]:
+        answer: Answer | None = None
+        for event in self.agent.ask(question, history=self.turns, cancel=cancel):
+            if isinstance(event, Answer):
+                answer = event
+            yield event
+        if answer is not None:
+            labels = tuple(f"{c.title} p.{c.page}" for c in answer.citations)
+            self.turns.append(Turn(question, answer.text, labels))
+
+    def clear(self) -> None:
+        self.turns.clear()

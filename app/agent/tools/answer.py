@@ -1,0 +1,279 @@
+"""answer: write the final answer with numbered citations, check it, and end the loop.
+
+Without an LLM the extractive answerer quotes the sentences that answer the question
+(trying each search the question ran and keeping the best supported quotes). With one, the
+AnswerQuestion signature streams the answer token by token from the best pages. Either way
+the critic checks every claim against the page it cites before the answer is final; an
+unsupported answer is revised, or replaced by "the manuals don't say" naming what was
+searched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Sequence
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, Field
+
+from app.agent.critic import CITATION, abstention, check_lexically, revise
+from app.agent.events import Answer, CitationOut, Error, Event, PageOut, Status, Token
+from app.agent.extractive import ExtractiveAnswer, answer_extractively
+from app.agent.state import Found, SearchRun, TreeData
+from app.agent.tools import Tool, ToolResult, ToolRun
+from app.library.models import Box
+from app.runtime.dspy_bridge import GenerationCancelled
+
+T = TypeVar("T")
+# A later search's quotes replace the first search's only when clearly better supported.
+SUPPORT_MARGIN = 0.15
+TOKEN_CHARS = 24
+EVIDENCE_PAGES = 4
+EVIDENCE_CHARS = 1800
+# The answer signature sees the question, the conversation and the Atlas; the environment
+# reaches it as the numbered evidence instead.
+ANSWER_CONTEXT = ("question", "history", "atlas")
+
+
+class AnswerInputs(BaseModel):
+    refs: list[str] = Field(
+        default_factory=list,
+        description="reference ids of the pages to answer from (empty: the best ones)",
+    )
+
+
+class AnswerTool(Tool):
+    """Write the final answer from the pages found so far, with numbered citations, or say
+    the manuals don't answer it. Ends the run: choose it when the environment holds the
+    answer or when more searching will not help."""
+
+    name = "answer"
+    Inputs = AnswerInputs
+    ends_loop = True
+
+    def run_key(self, inputs: BaseModel) -> str:
+        return "answer"  # one answer per question, whatever it is asked to cite
+
+    def __call__(self, state: TreeData, inputs: BaseModel) -> ToolRun:
+        assert isinstance(inputs, AnswerInputs)
+        if self.resources.llm is not None and state.environment.pages():
+            return (yield from self.with_llm(state, inputs))
+        return (yield from self.extractive(state))
+
+    # ---- LLM ---------------------------------------------------------------------------
+    def with_llm(self, state: TreeData, inputs: AnswerInputs) -> Generator[Event, None, ToolResult]:
+        """Stream the AnswerQuestion signature's answer, then let the critic judge it."""
+        evidence = self.evidence_pages(state, inputs.refs)
+        texts = {n: self.page_text(state, item) for n, item in enumerate(evidence, start=1)}
+        yield Status("Writing the answer…", self.name)
+        written = yield from self._write(state, render_evidence(evidence, texts))
+        if written is None:
+            return (yield from self.extractive(state, reset=True))
+        text, detail = written
+        if not text:
+            event = self.abstain(state, mode="llm")
+            yield from stream_text(event.text, reset=True)
+            return ToolResult("abstained", "answer", answer=event, detail=detail)
+        final = self._critique(text, detail, texts)
+        if final is None:
+            return (yield from self.extractive(state, reset=True))
+        if final != text:
+            yield from stream_text(final, reset=True)
+        numbers = [int(n) for n in CITATION.findall(final) if 0 < int(n) <= len(evidence)]
+        citations = [citation_for(item) for item in evidence[: max(numbers, default=0)]]
+        event = Answer(final, citations, False, self.pages(state, _first(state)), 1.0, "llm")
+        summary = f"answered, {len(set(numbers))} citations"
+        return ToolResult(summary, "answer", answer=event, detail=detail)
+
+    def _write(
+        self, state: TreeData, evidence: str
+    ) -> Generator[Event, None, tuple[str, dict[str, Any]] | None]:
+        """Stream the model's answer as tokens; ("", detail) when it says the evidence does
+        not answer, None when the model failed (reported as a recoverable error)."""
+        from app.agent.context import ContextPredict
+        from app.agent.signatures import AnswerQuestion, stream_field
+
+        llm = self.resources.llm
+        assert llm is not None
+        program = ContextPredict(AnswerQuestion, fields=ANSWER_CONTEXT)
+        prompt_inputs = program.inputs(state, evidence=evidence)
+        try:
+            with self.resources.clock.timing("llm"):
+                pieces = stream_field(
+                    llm(), program.predict, prompt_inputs, "answer", cancel=self.resources.cancel
+                )
+                outputs, prompt, reply = yield from as_tokens(pieces)
+        except GenerationCancelled:
+            raise
+        except Exception as exc:
+            message = f"the model could not answer ({exc}); quoting the manuals instead"
+            yield Error(message, self.name)
+            return None
+        detail: dict[str, Any] = {"prompt": prompt, "reply": reply, "evidence": evidence}
+        text = str(outputs.get("answer") or "").strip() if outputs.get("answerable") else ""
+        return text, detail
+
+    def _critique(self, text: str, detail: dict[str, Any], texts: dict[int, str]) -> str | None:
+        """The answer as the grounding check leaves it (None: nothing supported is left)."""
+        from app.agent.critic import check_with_model
+
+        llm = self.resources.llm
+        assert llm is not None
+        with self.resources.clock.timing("llm"):
+            verdict = check_with_model(
+                llm(), text, detail["evidence"], texts, cancel=self.resources.cancel
+            )
+        detail["critic"] = _verdict_record(verdict)
+        return text if verdict.grounded else revise(text, verdict)
+
+    def evidence_pages(self, state: TreeData, refs: Sequence[str]) -> list[Found]:
+        """The pages to answer from: those asked for, else the most confident few."""
+        env = state.environment
+        chosen = [
+            env.objects[r] for r in refs if r in env.objects and env.objects[r].kind == "page"
+        ]
+        return chosen or env.pages()[:EVIDENCE_PAGES]
+
+    def page_text(self, state: TreeData, item: Found) -> str:
+        """A page's text for the prompt, with what the vision model read off it."""
+        store = self.resources.library.store
+        text = " ".join((store.page_text(item.document_id, item.page) or "").split())
+        readings = [
+            r.excerpt
+            for r in state.environment.of_kind("reading")
+            if (r.document_id, r.page) == (item.document_id, item.page)
+        ]
+        extra = "".join(f"\n(read from the page image) {r}" for r in readings)
+        return text[:EVIDENCE_CHARS] + extra
+
+    # ---- no-LLM ------------------------------------------------------------------------
+    def extractive(
+        self, state: TreeData, reset: bool = False
+    ) -> Generator[Event, None, ToolResult]:
+        """Quote the best supported sentences, checked by the lexical critic."""
+        yield Status("Picking the passages that answer it…", self.name)
+        best = self.best_quotes(state)
+        detail: dict[str, Any] = {"critic": None}
+        if best is None or best[1].abstained:
+            event = self.abstain(state, best[1].support if best else 0.0)
+        else:
+            run, quotes = best
+            event, detail = self._checked(state, run, quotes)
+        yield from stream_text(event.text, reset)
+        summary = "abstained" if event.abstained else f"answered, {len(event.citations)} citations"
+        return ToolResult(summary, "answer", answer=event, detail=detail)
+
+    def best_quotes(self, state: TreeData) -> tuple[SearchRun, ExtractiveAnswer] | None:
+        """The quotes of the first search, or of a later one when clearly better."""
+        best: tuple[SearchRun, ExtractiveAnswer] | None = None
+        for run in state.searches:
+            quotes = self._quotes(run)
+            if best is None or _better(quotes, best[1]):
+                best = (run, quotes)
+        return best
+
+    def _quotes(self, run: SearchRun) -> ExtractiveAnswer:
+        res = self.resources
+        with res.clock.timing("answerer"):
+            idf = res.text_search._idf(run.result.query.terms)
+            return answer_extractively(run.result, res.library.store, res.embedder, idf)
+
+    def _checked(
+        self, state: TreeData, run: SearchRun, quotes: ExtractiveAnswer
+    ) -> tuple[Answer, dict[str, Any]]:
+        citations = [_citation(c.document, c.title, c.page, c.regions) for c in quotes.citations]
+        verdict = check_lexically(quotes.text, self.evidence_texts(citations))
+        detail: dict[str, Any] = {"critic": _verdict_record(verdict), "query": run.query}
+        text = quotes.text if verdict.grounded else revise(quotes.text, verdict)
+        if text is None:
+            return self.abstain(state, quotes.support), detail
+        pages = self.pages(state, run)
+        return Answer(text, citations, False, pages, round(quotes.support, 3)), detail
+
+    # ---- shared ------------------------------------------------------------------------
+    def abstain(self, state: TreeData, support: float = 0.0, mode: str = "no-llm") -> Answer:
+        """The manuals don't say: which manuals and queries were searched, the closest page."""
+        pages = self.pages(state, state.searches[0] if state.searches else None)
+        found = state.environment.pages()
+        titles = [p.title for p in found[:5]] or state.atlas.titles()
+        closest = found[0].label if found else ""
+        text = abstention(titles, state.searched_queries() or [state.prompt], closest)
+        return Answer(text, [], True, pages, round(support, 3), mode)
+
+    def pages(self, state: TreeData, primary: SearchRun | None) -> list[PageOut]:
+        """The ranked pages looked at: the chosen search's, then the rest found."""
+        out: dict[tuple[str, int], PageOut] = {}
+        if primary is not None:
+            for hit in primary.result.pages:
+                out.setdefault(
+                    (hit.file_name, hit.page), PageOut(hit.file_name, hit.page, hit.score)
+                )
+        for item in state.environment.pages():
+            out.setdefault(
+                (item.file_name, item.page), PageOut(item.file_name, item.page, item.score)
+            )
+        return list(out.values())
+
+    def evidence_texts(self, citations: Sequence[CitationOut]) -> dict[int, str]:
+        """What each citation number points at: its page's text and section headings."""
+        store = self.resources.library.store
+        texts = {}
+        for number, cite in enumerate(citations, start=1):
+            doc = store.get_document(cite.document)
+            if doc is None:
+                continue
+            heads = " ".join({c.heading for c in store.page_chunks(doc.id, cite.page)})
+            texts[number] = f"{heads}\n{store.page_text(doc.id, cite.page) or ''}"
+        return texts
+
+
+def citation_for(item: Found) -> CitationOut:
+    return _citation(item.file_name, item.title, item.page, item.regions)
+
+
+def _citation(document: str, title: str, page: int, regions: Sequence[Box]) -> CitationOut:
+    return CitationOut(document, title, page, [[round(v, 2) for v in box] for box in regions])
+
+
+def render_evidence(evidence: Sequence[Found], texts: dict[int, str]) -> str:
+    from app.agent.context import fence
+
+    return "\n\n".join(
+        f"[{n}] {item.label} ({item.file_name})\n{fence(texts[n])}"
+        for n, item in enumerate(evidence, start=1)
+    )
+
+
+def _first(state: TreeData) -> SearchRun | None:
+    return state.searches[0] if state.searches else None
+
+
+def _better(new: ExtractiveAnswer, old: ExtractiveAnswer) -> bool:
+    if new.abstained != old.abstained:
+        return old.abstained
+    return new.support > old.support + SUPPORT_MARGIN
+
+
+def _verdict_record(verdict: Any) -> dict[str, Any]:
+    return {
+        "grounded": verdict.grounded,
+        "method": verdict.method,
+        "unsupported": [c.text for c in verdict.unsupported],
+    }
+
+
+def as_tokens(pieces: Generator[str, None, T]) -> Generator[Token, None, T]:
+    """A generator of text pieces as Token events, keeping its return value."""
+    while True:
+        try:
+            piece = next(pieces)
+        except StopIteration as stop:
+            return stop.value  # type: ignore[no-any-return]
+        yield Token(piece)
+
+
+def stream_text(text: str, reset: bool = False) -> Generator[Token, None, None]:
+    """A finished text as small token events, so it streams like a model's output."""
+    for start in range(0, len(text), TOKEN_CHARS):
+        yield Token(text[start : start + TOKEN_CHARS], reset=reset and start == 0)
+    if not text and reset:
+        yield Token("", reset=True)

@@ -1,0 +1,58 @@
+"""Fixtures for agent tests: the sample manuals imported once with the hashing embedder,
+and agents over them (no-LLM, or with a scripted model)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from app.agent.loop import Tree
+from app.agent.service import ModelChoice, build_answerer
+from app.config import Settings
+from app.library.embedding import HashingEmbedder
+from app.library.importer import Importer, import_blocking
+from app.library.library import Library
+from tests.unit.agent.scripted import ScriptedModel
+
+MANUALS = Path(__file__).resolve().parents[3] / "manuals"
+
+
+@pytest.fixture(scope="session")
+def sample_library(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Library]:
+    """The two Lumen AX-200 sample manuals, imported once (no OCR, hashing embedder)."""
+    if not list(MANUALS.glob("*.pdf")):
+        pytest.skip("the sample manuals are not generated")
+    library = Library.open(tmp_path_factory.mktemp("agent") / "library")
+    importer = Importer(library, Settings(ocr_engine="none"), embedder=HashingEmbedder())
+    results = import_blocking(importer, [MANUALS])
+    assert [r.status for r in results] == ["imported", "imported"]
+    yield library
+    library.close()
+
+
+@pytest.fixture
+def scripted() -> ScriptedModel:
+    return ScriptedModel()
+
+
+@pytest.fixture
+def make_agent(sample_library: Library, tmp_path: Path) -> Callable[..., Tree]:
+    """An agent over the sample library, no-LLM unless given a scripted model; its traces
+    go to the test's temporary folder."""
+
+    def make(model: ScriptedModel | None = None, max_steps: int = 6) -> Tree:
+        llm = (lambda: model.llm) if model is not None else None
+        agent = build_answerer(
+            sample_library,
+            Settings(library_dir=sample_library.root, max_steps=max_steps),
+            embedder=HashingEmbedder(),
+            models=ModelChoice(llm, None, "test"),
+        )
+        agent.traces_dir = tmp_path / "traces"
+        if agent.policy is not None:
+            agent.policy.sleep = lambda _s: None
+        return agent
+
+    return make
