@@ -8,6 +8,7 @@ becomes a preference for a manual type.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -37,7 +38,8 @@ STOPWORDS = frozenset(
 QUESTION_WORDS = frozenset(
     _words(
         """
-    compare comparison difference long take takes last lasts type kind customer typed
+    compare comparison difference many much often long take takes last lasts type kind
+    customer typed
     several times rule assuming assume still indicate indicates happens happen exactly
     correct right wrong possible able whether something anything everything tell
     describe
@@ -53,7 +55,38 @@ WEAK = frozenset(
     """
     )
 )
-_TOKEN = re.compile(r"[A-Za-z0-9]+(?:[.\-/+][A-Za-z0-9]+)*\+?|[✱★▲▼◄►#]")
+# How manuals write the quantities questions name: "voltage" is "13.8 V", "maximum
+# current" is "500 mA max". A question term counts as found when any of these is.
+ALIASES: dict[str, tuple[str, ...]] = {
+    "voltage": ("v", "vdc", "vac", "volt", "volts"),
+    "current": ("a", "ma", "amp", "amps", "ampere"),
+    "maximum": ("max",),
+    "minimum": ("min",),
+    "resistance": ("ω", "ohm", "ohms", "kω", "kohm"),
+    "resistor": ("ω", "ohm", "ohms", "kω", "kohm"),
+    "capacity": ("ah", "mah"),
+    "power": ("w", "watt", "watts"),
+    "frequency": ("hz", "khz", "mhz", "ghz"),
+    "temperature": ("°c", "°f", "celsius", "fahrenheit"),
+    "hours": ("h", "hr", "hrs"),
+    "minutes": ("min", "mins"),
+    "seconds": ("s", "sec", "secs"),
+    "password": ("code", "pin"),
+    "wire": ("awg", "cable"),
+    "gauge": ("awg",),
+}
+
+
+def alias_map(terms: Sequence[str]) -> dict[str, str]:
+    """Stem of an alias -> stem of the question term it stands for."""
+    out: dict[str, str] = {}
+    for term in terms:
+        for alias in ALIASES.get(term, ()) + ALIASES.get(stem(term), ()):
+            out.setdefault(stem(alias), stem(term))
+    return out
+
+
+_TOKEN = re.compile(r"[A-Za-z0-9]+(?:[.\-/+][A-Za-z0-9]+)*\+?|°[CF]|[✱★▲▼◄►#Ω]")
 _IDENT = re.compile(
     r"""(?x)
     \b(?:[A-Z]{1,6}[-]?\d+[A-Z0-9-]*)\b      # J24, CID1301, HSGW-MAX8, BOGP-3

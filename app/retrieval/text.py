@@ -20,7 +20,17 @@ import numpy as np
 from app.library.embedding import Embedder
 from app.library.models import DocumentInfo, StoredChunk
 from app.library.store import Store
-from app.retrieval.query import WEAK, QueryAnalysis, analyse, fts_query, stem, stems_of, tokenize
+from app.retrieval.query import (
+    QUESTION_WORDS,
+    WEAK,
+    QueryAnalysis,
+    alias_map,
+    analyse,
+    fts_query,
+    stem,
+    stems_of,
+    tokenize,
+)
 from app.retrieval.regions import Region, idf_weights, select_regions
 from app.retrieval.vectors import VectorIndex
 
@@ -130,6 +140,8 @@ class TextSearch:
         for term in terms:
             if term in WEAK:
                 weights[term] *= 0.3
+            elif term in QUESTION_WORDS:
+                weights[term] *= 0.15
         return weights
 
     def _bm25_chunks(self, query: QueryAnalysis, idf: dict[str, float]) -> list[int]:
@@ -220,8 +232,7 @@ class TextSearch:
             lines = _dedupe([ln for c in page_chunks for ln in c.lines]) or list(
                 self.store.page_lines(doc_id, page)
             )
-            headings = " ".join({c.heading for c in page_chunks})
-            cov = window_coverage([ln.text for ln in lines], idf, query.identifiers, headings)
+            cov = page_coverage(page_chunks, [ln.text for ln in lines], idf, query.identifiers)
             semantic = min(max((cos - 0.2) / 0.5, 0.0), 1.0)
             final = 0.3 * score / top + 0.45 * cov + 0.25 * semantic
             rescored.append(((doc_id, page), final * _document_prior(query, docs.get(doc_id))))
@@ -311,15 +322,43 @@ def window_coverage(
     (section headings count for every window)."""
     total = sum(idf.values()) or 1.0
     wanted = {stem(t): w for t, w in idf.items()}
-    base = stems_of(context)
+    aliases = alias_map(list(idf))
+    base = _found(stems_of(context), wanted, aliases)
     # Per line, only the wanted stems it holds: windows then union a few tiny sets.
-    hits = [frozenset(s for s in stems_of(text) if s in wanted) for text in lines]
+    hits = [_found(stems_of(text), wanted, aliases) for text in lines]
     best = 0.0
     for start in range(max(len(lines) - window + 1, 1)):
-        found = set(base & wanted.keys())
+        found = set(base)
         for stems in hits[start : start + window]:
             found |= stems
         best = max(best, sum(wanted[t] for t in found) / total)
+    return best
+
+
+def _found(
+    stems: frozenset[str], wanted: dict[str, float], aliases: dict[str, str]
+) -> frozenset[str]:
+    """The question stems a set of stems holds, directly or through an alias."""
+    direct = {s for s in stems if s in wanted}
+    return frozenset(direct | {aliases[s] for s in stems if s in aliases})
+
+
+def page_coverage(
+    chunks: Sequence[StoredChunk],
+    lines: Sequence[str],
+    idf: dict[str, float],
+    identifiers: Sequence[str] = (),
+) -> float:
+    """Term coverage of a page: the best window over its lines with every heading as
+    context, or within one chunk read with its own heading and (tables) header row."""
+    headings = " ".join({c.heading for c in chunks})
+    best = window_coverage(lines, idf, identifiers, headings)
+    for chunk in chunks:
+        texts = [ln.text for ln in chunk.lines]
+        context = chunk.heading
+        if chunk.kind == "table" and texts:
+            context, texts = f"{chunk.heading} {texts[0]}", texts[1:]
+        best = max(best, window_coverage(texts, idf, identifiers, context, window=2))
     return best
 
 
