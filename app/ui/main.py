@@ -1,48 +1,53 @@
-"""The window. For now a minimal one that lists the library; the full window replaces it."""
+"""Opening the window: the application, its style, the worker process, the main window.
+
+``build_window`` is separate from ``run_window`` so the start-up benchmark, the
+screenshot command and the tests build exactly what a technician gets.
+"""
 
 from __future__ import annotations
 
 import sys
 from typing import Any
 
-from PySide6.QtWidgets import QApplication, QLabel, QListWidget, QMainWindow, QVBoxLayout, QWidget
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication
 
-from app.library.library import Library
+from app.config import APP_NAME, Settings
+from app.ui import theme
+from app.ui.controller import Controller
+from app.ui.messages import DEFAULT_ANSWERER, EngineConfig
+from app.ui.window import MainWindow
 
 
-class LibraryWindow(QMainWindow):
-    """Lists the manuals of a library with their page counts and profiles."""
+def application() -> QApplication:
+    app = QApplication.instance()
+    if not isinstance(app, QApplication):
+        app = QApplication(sys.argv)
+    app.setApplicationName(APP_NAME)
+    app.setOrganizationName(APP_NAME)
+    app.setApplicationDisplayName(APP_NAME)
+    return app
 
-    def __init__(self, library: Library) -> None:
-        super().__init__()
-        self.setWindowTitle("Lantern")
-        self.resize(900, 600)
-        self.list = QListWidget()
-        central = QWidget()
-        layout = QVBoxLayout(central)
-        layout.addWidget(QLabel(f"Library: {library.root}"))
-        layout.addWidget(self.list)
-        self.setCentralWidget(central)
-        self.refresh(library)
 
-    def refresh(self, library: Library) -> None:
-        self.list.clear()
-        for doc in library.store.list_documents():
-            ocr = f", {doc.ocr_pages} OCR'd" if doc.ocr_pages else ""
-            profile = doc.profile
-            self.list.addItem(
-                f"{doc.title} — {doc.file_name}\n"
-                f"    {doc.pages} pages{ocr} · {profile.manual_type} manual · {profile.product}"
-            )
-        if not self.list.count():
-            self.list.addItem("No manuals yet: import PDFs with  python -m app import PATH")
+def build_window(
+    settings: Settings,
+    answerer: str = DEFAULT_ANSWERER,
+    state: QSettings | None = None,
+) -> MainWindow:
+    """The main window with its worker process started (not shown yet)."""
+    app = application()
+    colors = theme.apply(app)
+    controller = Controller(EngineConfig(settings, answerer))
+    window = MainWindow(controller, settings, colors, state)
+    controller.setParent(window)
+    theme.follow_system(app)
+    controller.start()
+    return window
 
 
 def run_window(settings: Any) -> int:
-    app = QApplication.instance() or QApplication(sys.argv)
-    library = Library.open(settings.library_dir)
-    window = LibraryWindow(library)
+    """Open Lantern's window and run until it is closed."""
+    app = application()
+    window = build_window(settings)
     window.show()
-    code = app.exec()
-    library.close()
-    return int(code)
+    return int(app.exec())

@@ -1,0 +1,84 @@
+"""Answer text to the HTML the answer view shows: paragraphs, lists, bold, and citation
+markers ``[n]`` turned into links (``cite:n``) the view can follow.
+
+Plain functions, no Qt: the answer view calls them on every batch of streamed tokens, so
+a half-streamed answer must format too (an unfinished ``**`` or ``[1`` stays as text).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+CITE = re.compile(r"\[(\d{1,2})\]")
+BOLD = re.compile(r"\*\*(.+?)\*\*")
+CODE = re.compile(r"`([^`]+)`")
+BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+SOURCE_LINE = re.compile(r"^\[(\d{1,2})\]\s+(.*)$")
+SOURCES_HEADING = re.compile(r"^\s*(sources|references)\s*:\s*$", re.IGNORECASE)
+
+
+def inline(text: str, link_color: str) -> str:
+    """One line: escaped, with bold, code and citation links."""
+    out = html.escape(text, quote=False)
+    out = BOLD.sub(r"<b>\1</b>", out)
+    out = CODE.sub(r"<code>\1</code>", out)
+    return CITE.sub(
+        lambda m: (
+            f'<a href="cite:{m.group(1)}" style="color:{link_color};text-decoration:none;'
+            f'font-weight:600">[{m.group(1)}]</a>'
+        ),
+        out,
+    )
+
+
+def tidy_row(text: str) -> str:
+    """A quoted table row ``A | B → x | y`` read as ``A: x · B: y`` when the cells pair up."""
+    if "→" not in text or "|" not in text:
+        return text
+    head, _, row = text.partition("→")
+    keys = [c.strip() for c in head.split("|")]
+    values = [c.strip() for c in row.split("|")]
+    if len(keys) != len(values) or not all(keys):
+        return text
+    return " · ".join(f"**{k}:** {v}" for k, v in zip(keys, values, strict=True))
+
+
+def answer_html(text: str, link_color: str = "#2f6fde") -> str:
+    """The answer body as HTML; a trailing "Sources:" list is left out (the card shows
+    citations as buttons), and list items become a bulleted list."""
+    body, _sources = split_sources(text)
+    parts: list[str] = []
+    items: list[str] = []
+
+    def close_list() -> None:
+        if items:
+            lis = "".join(f"<li style='margin-bottom:4px'>{i}</li>" for i in items)
+            parts.append(f"<ul style='margin-top:2px;margin-left:-18px'>{lis}</ul>")
+            items.clear()
+
+    for line in body.splitlines():
+        if BULLET.match(line):
+            items.append(inline(tidy_row(BULLET.sub("", line, count=1)), link_color))
+            continue
+        close_list()
+        if line.strip():
+            parts.append(f"<p style='margin:0 0 6px 0'>{inline(tidy_row(line), link_color)}</p>")
+    close_list()
+    return "".join(parts)
+
+
+def split_sources(text: str) -> tuple[str, list[tuple[int, str]]]:
+    """The answer's body, and its "Sources:" lines as (number, label) when it has them."""
+    lines = text.splitlines()
+    for index, line in enumerate(lines):
+        if SOURCES_HEADING.match(line):
+            sources = [SOURCE_LINE.match(ln.strip()) for ln in lines[index + 1 :]]
+            found = [(int(m.group(1)), m.group(2)) for m in sources if m]
+            return "\n".join(lines[:index]).rstrip(), found
+    return text, []
+
+
+def plain_answer(text: str) -> str:
+    """The answer as plain text for the clipboard: unchanged, sources included."""
+    return text.strip()

@@ -1,0 +1,83 @@
+"""``python -m app screenshot OUT.png``: open the real window, optionally ask a question
+and wait for its answer (and the cited page's image), then save a picture of the window."""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QSettings, QTimer
+from PySide6.QtWidgets import QApplication
+
+from app.agent.events import Done
+from app.ui.main import application, build_window
+from app.ui.window import MainWindow
+
+TIMEOUT_S = 180.0
+
+
+class Shooter:
+    """Drives the window: wait for the library, ask, wait for the answer and page, shoot."""
+
+    def __init__(self, window: MainWindow, out: Path, question: str, view: str) -> None:
+        self.window = window
+        self.out = out
+        self.question = question
+        self.view = view
+        self.asked = False
+        self.answered = not question
+        self.started = time.monotonic()
+        self.code = 1
+        window.controller.library_changed.connect(self._library_ready)
+        window.controller.answer_event.connect(self._event)
+        self.poll = QTimer(window)
+        self.poll.timeout.connect(self._check)
+        self.poll.start(200)
+
+    def _library_ready(self, _state: Any) -> None:
+        if self.question and not self.asked:
+            self.asked = True
+            self.window.ask(self.question)
+
+    def _event(self, _job: int, event: object) -> None:
+        if isinstance(event, Done):
+            self.answered = True
+            card = self.window.conversation.last_card()
+            if card is not None:
+                card.timeline.set_expanded(True)
+
+    def _page_shown(self) -> bool:
+        evidence = self.window.evidence
+        return evidence.current is None or evidence.current in evidence.images
+
+    def _check(self) -> None:
+        timed_out = time.monotonic() - self.started > TIMEOUT_S
+        if not timed_out and not (self.answered and self._page_shown()):
+            return
+        self.poll.stop()
+        if timed_out:
+            print(f"screenshot: gave up waiting after {TIMEOUT_S:.0f} s", file=sys.stderr)
+        # Let the last images and layout settle before the picture is taken.
+        QTimer.singleShot(600, self._shoot)
+
+    def _shoot(self) -> None:
+        self.window.show_view(self.view)
+        ok = self.window.grab().save(str(self.out))
+        self.code = 0 if ok else 1
+        print(f"saved {self.out}" if ok else f"cannot write {self.out}", file=sys.stderr)
+        self.window.close()
+
+
+def run_screenshot(settings: Any, out: Path | str, question: str = "", view: str = "main") -> int:
+    """Save a screenshot of the window to ``out``; 0 on success."""
+    app: QApplication = application()
+    state = QSettings(str(Path(tempfile.mkdtemp()) / "window.ini"), QSettings.Format.IniFormat)
+    window = build_window(settings, state=state)
+    window.resize(1440, 900)
+    window.show()
+    shooter = Shooter(window, Path(out), question, view)
+    app.exec()
+    return shooter.code

@@ -1,0 +1,194 @@
+"""Lantern's main window: the library on the left, the conversation in the middle, the
+evidence on the right; menus, status bar, drag and drop, and remembered geometry.
+
+The window holds no logic of its own: it wires the panels to the controller's signals
+and turns menu commands into controller requests.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QSettings, Qt, QUrl
+from PySide6.QtGui import (
+    QCloseEvent,
+    QColor,
+    QDragEnterEvent,
+    QDragLeaveEvent,
+    QDropEvent,
+    QKeySequence,
+    QShortcut,
+)
+from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QStackedWidget
+
+from app.agent.events import Answer, CitationOut
+from app.config import Settings
+from app.ui.commands import WindowCommands
+from app.ui.controller import Controller
+from app.ui.conversation import ConversationPanel
+from app.ui.evidence import EvidencePane
+from app.ui.menus import build_menus
+from app.ui.sidebar import LibraryPanel
+from app.ui.statusbar import StatusBar
+from app.ui.widgets import named, repolish
+
+
+def local_pdf_paths(urls: list[QUrl]) -> list[str]:
+    """The dropped files and folders worth importing: local PDFs and folders."""
+    paths = [Path(u.toLocalFile()) for u in urls if u.isLocalFile()]
+    return [str(p) for p in paths if p.is_dir() or p.suffix.lower() == ".pdf"]
+
+
+class MainWindow(WindowCommands, QMainWindow):
+    def __init__(
+        self,
+        controller: Controller,
+        settings: Settings,
+        colors: dict[str, str],
+        state: QSettings | None = None,
+    ) -> None:
+        super().__init__()
+        self.controller = controller
+        self.settings = settings
+        self.colors = colors
+        self.state = state or QSettings(
+            QSettings.Format.IniFormat, QSettings.Scope.UserScope, "Lantern", "Lantern"
+        )
+        self.setWindowTitle("Lantern")
+        self.setAcceptDrops(True)
+        self.resize(1440, 900)
+        self._build()
+        self.actions_by_name = build_menus(self)
+        QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.stop_answer)
+        self._connect()
+        self.restore_state()
+
+    def _build(self) -> None:
+        self.library = named(LibraryPanel(self), "libraryPanel")
+        self.conversation = ConversationPanel(self.colors["accent"], self)
+        self.evidence = named(EvidencePane(QColor(self.colors["highlight"]), self), "evidencePane")
+        self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        for widget, stretch in ((self.library, 0), (self.conversation, 1), (self.evidence, 1)):
+            self.splitter.addWidget(widget)
+            self.splitter.setStretchFactor(self.splitter.indexOf(widget), stretch)
+        self.splitter.setChildrenCollapsible(False)
+        self.library.setMinimumWidth(220)
+        self.evidence.setMinimumWidth(320)
+        self.splitter.setSizes([300, 560, 580])
+        self.benchmark = named(
+            QLabel(
+                "Benchmark panel\n\nComing soon: run a question set blind and see Hit@k,"
+                " MRR and judged answers."
+            ),
+            "benchmarkPlaceholder",
+        )
+        self.benchmark.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.views = QStackedWidget(self)
+        self.views.addWidget(self.splitter)
+        self.views.addWidget(self.benchmark)
+        self.setCentralWidget(self.views)
+        self.status = StatusBar(self)
+        self.setStatusBar(self.status)
+
+    def _connect(self) -> None:
+        c, lib = self.controller, self.library
+        c.ready.connect(self.status.set_ready)
+        c.library_changed.connect(lambda s: lib.set_documents(list(s.documents)))
+        c.library_changed.connect(self.status.set_library)
+        c.import_queued.connect(lambda q: lib.queue.queued(q.paths))
+        c.import_event.connect(lib.queue.add_event)
+        c.answer_event.connect(self._answer_event)
+        c.page_ready.connect(self.evidence.on_page_ready)
+        c.thumbnails_ready.connect(self.evidence.on_thumbnails)
+        c.failure.connect(lambda message: self.status.showMessage(message, 10_000))
+        lib.import_requested.connect(self.choose_files)
+        lib.remove_requested.connect(self.remove_document)
+        lib.reindex_requested.connect(lambda doc: c.reindex(doc.id))
+        lib.queue.cancel_requested.connect(c.cancel_imports)
+        lib.queue.changed.connect(self._update_work)
+        self.conversation.ask_requested.connect(self.ask)
+        self.conversation.stop_requested.connect(self.stop_answer)
+        self.conversation.citation_clicked.connect(self.show_citation)
+        self.evidence.render_requested.connect(c.render)
+        self.evidence.thumbnails_requested.connect(c.thumbnails)
+
+    # ---- asking --------------------------------------------------------------------------
+    def ask(self, question: str) -> None:
+        if self.conversation.busy:
+            self.controller.stop_answer()
+        history = self.conversation.history()
+        job = self.controller.ask(question, history)
+        self.conversation.start_answer(job, question)
+        self._update_work()
+
+    def stop_answer(self) -> None:
+        if self.conversation.busy:
+            self.controller.stop_answer()
+            self.status.showMessage("Stopping…", 2000)
+
+    def _answer_event(self, job: int, event: object) -> None:
+        self.conversation.add_event(job, event)
+        if isinstance(event, Answer) and job == self.controller.current_job:
+            self.evidence.show_answer(event)
+        self._update_work()
+
+    def show_citation(self, citation: CitationOut) -> None:
+        if not self.actions_by_name["evidence"].isChecked():
+            self.toggle_evidence()
+        self.evidence.show_citation(citation)
+
+    def _update_work(self) -> None:
+        work = ["Answering…"] if self.conversation.busy else []
+        active = len(self.library.queue.active())
+        if active:
+            work.append(f"Importing {active} file{'s' if active != 1 else ''}…")
+        self.status.set_work(work)
+
+    # ---- drag and drop -------------------------------------------------------------------
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if local_pdf_paths(event.mimeData().urls()):
+            event.acceptProposedAction()
+            self._set_dragging(True)
+        else:
+            event.ignore()
+
+    def dragLeaveEvent(self, event: QDragLeaveEvent) -> None:
+        self._set_dragging(False)
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        self._set_dragging(False)
+        paths = local_pdf_paths(event.mimeData().urls())
+        if paths:
+            event.acceptProposedAction()
+            self.import_paths(paths)
+
+    def _set_dragging(self, dragging: bool) -> None:
+        self.library.drop_zone.setProperty("dragging", dragging)
+        repolish(self.library.drop_zone)
+
+    def import_paths(self, paths: list[str]) -> None:
+        self.controller.import_paths(paths)
+        self.library.queue.queued(tuple(p for p in paths if not Path(p).is_dir()))
+        self.status.showMessage(f"Importing {len(paths)} item(s)…", 3000)
+
+    # ---- state ---------------------------------------------------------------------------
+    def restore_state(self) -> None:
+        geometry = self.state.value("window/geometry")
+        if isinstance(geometry, QByteArray):
+            self.restoreGeometry(geometry)
+        splitter = self.state.value("window/splitter")
+        if isinstance(splitter, QByteArray):
+            self.splitter.restoreState(splitter)
+
+    def save_state(self) -> None:
+        self.state.setValue("window/geometry", self.saveGeometry())
+        self.state.setValue("window/splitter", self.splitter.saveState())
+        self.state.sync()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.save_state()
+        self.controller.shutdown()
+        super().closeEvent(event)
+
+    def show_view(self, view: str) -> None:
+        self.views.setCurrentWidget(self.benchmark if view == "benchmark" else self.splitter)
