@@ -18,8 +18,13 @@ from typing import Any
 from app.retrieval.query import QUESTION_WORDS, content_terms, stem, tokenize
 
 CITATION = re.compile(r"\s*\[(\d+)\]")
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\"“])")
+_QUANTITY = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?:\s?([A-Za-zΩ°%µ]+))?")
+_UNITS = frozenset(
+    "v vdc vac ma a ah mah w kw hz khz mhz ghz ms s sec min h hr hrs awg db °c °f ω kω "
+    "ohm ohms k % mm cm m kg g".split()
+)
+_MARKERS = re.compile(r"((?:\s*\[\d+\])+)")
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 # Lines that frame an answer rather than claim anything.
 _FRAME = re.compile(r"^(from the manuals:?|sources:?|\[\d+\] .+ p\.\d+)$", re.IGNORECASE)
 MIN_SUPPORT = 0.6
@@ -50,20 +55,29 @@ class Verdict:
 
 
 def split_claims(text: str) -> list[Claim]:
-    """The answer's claims: list items and sentences, with their citation numbers. The
-    sources list at the end and framing lines are not claims."""
-    body = re.split(r"\n\s*Sources:\s*\n", text, maxsplit=1)[0]
-    claims = []
-    for line in body.splitlines():
-        line = re.sub(r"^\s*(?:[-*•]|\d+[.)])\s+", "", line).strip()
-        if not line or _FRAME.match(line):
-            continue
-        for sentence in _SENTENCE.split(line):
-            numbers = tuple(int(n) for n in CITATION.findall(sentence))
-            plain = CITATION.sub("", sentence).strip()
-            if plain:
-                claims.append(Claim(plain, numbers))
-    return claims
+    """The answer's claims: each run of text with the citation markers that close it (a
+    marker covers the sentences before it, back to the previous marker). The sources list
+    and framing lines are not claims; text with no marker after it is an uncited claim."""
+    body, _ = _split_sources(text)
+    return [claim for line in body for _, claim in _segments(line) if claim is not None]
+
+
+def _split_sources(text: str) -> tuple[list[str], str]:
+    parts = re.split(r"(\n\s*Sources:\s*\n)", text, maxsplit=1)
+    return parts[0].splitlines(), "".join(parts[1:])
+
+
+def _segments(line: str) -> list[tuple[str, Claim | None]]:
+    """A line's pieces, raw, each with its claim (None for framing and empty pieces)."""
+    parts = _MARKERS.split(line)
+    out = []
+    for i in range(0, len(parts), 2):
+        raw, markers = parts[i], parts[i + 1] if i + 1 < len(parts) else ""
+        plain = _BULLET.sub("", raw).strip().lstrip(".,;: ")
+        numbers = tuple(int(n) for n in CITATION.findall(markers))
+        is_claim = plain and not _FRAME.match(plain) and content_terms(plain)
+        out.append((raw + markers, Claim(plain, numbers) if is_claim else None))
+    return out
 
 
 def check_lexically(text: str, evidence: Mapping[int, str]) -> Verdict:
@@ -81,9 +95,20 @@ def _check(claim: Claim, evidence: Mapping[int, str]) -> Claim:
     terms = [t for t in content_terms(claim.text) if t not in QUESTION_WORDS]
     found = sum(stem(t) in have for t in terms)
     support = found / len(terms) if terms else 1.0
-    flat = re.sub(r"\s+", "", cited.lower())
-    missing = tuple(n for n in _NUMBER.findall(claim.text) if n not in flat)
-    return Claim(claim.text, claim.citations, round(support, 3), missing)
+    return Claim(claim.text, claim.citations, round(support, 3), missing_values(claim.text, cited))
+
+
+def missing_values(claim: str, evidence: str) -> tuple[str, ...]:
+    """Numbers of the claim (with their unit, when it is one) the evidence does not hold
+    as a whole number: "48 V" is not found in "RS-485", "13.8 V" is found in "13.8VDC"."""
+    text = evidence.lower()
+    missing = []
+    for match in _QUANTITY.finditer(claim):
+        number, unit = match.group(1), (match.group(2) or "").lower()
+        after = rf"\s?{re.escape(unit)}" if unit in _UNITS else ""
+        if not re.search(rf"(?<![\d.]){re.escape(number)}(?!\d|\.\d){after}", text):
+            missing.append(match.group(0).strip())
+    return tuple(missing)
 
 
 def verdict_from_model(
@@ -108,26 +133,21 @@ def verdict_from_model(
 
 def revise(text: str, verdict: Verdict) -> str | None:
     """The answer without its unsupported claims, or None when none is left."""
-    bad = [c.text for c in verdict.unsupported]
+    bad = {c.text for c in verdict.unsupported}
     if not bad:
         return text
-    if len(bad) == len(verdict.claims):
+    if len(bad) >= len({c.text for c in verdict.claims}):
         return None
+    body, sources = _split_sources(text)
     kept = []
-    for line in text.splitlines():
-        plain = CITATION.sub("", line)
-        if any(b in plain for b in bad):
-            for b in bad:
-                line = _drop_sentence(line, b)
-            if not CITATION.sub("", line).strip(" -*•"):
-                continue
-        kept.append(line)
-    return "\n".join(kept).strip() or None
-
-
-def _drop_sentence(line: str, claim: str) -> str:
-    parts = _SENTENCE.split(line)
-    return " ".join(p for p in parts if claim not in CITATION.sub("", p)).rstrip()
+    for line in body:
+        pieces = _segments(line)
+        good = [raw for raw, claim in pieces if claim is None or claim.text not in bad]
+        had_claims = any(claim is not None for _, claim in pieces)
+        if had_claims and not any(c is not None and c.text not in bad for _, c in pieces):
+            continue
+        kept.append("".join(good).rstrip())
+    return ("\n".join(kept).strip() + sources).strip() or None
 
 
 def abstention(titles: Sequence[str], queries: Sequence[str], closest: str = "") -> str:
