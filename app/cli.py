@@ -45,6 +45,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("dataset", type=Path)
     p.add_argument("--out", type=Path, help="write summary and records as JSON here")
 
+    p = sub.add_parser("models", help="list local models, or download one")
+    p.add_argument("action", nargs="?", choices=["list", "download"], default="list")
+    p.add_argument("model_id", nargs="?", help="repository id to download, e.g. org/name")
+    p.add_argument("--library", type=Path, help=argparse.SUPPRESS)
+
     p = with_library(sub.add_parser("open", help="open the window (the default)"))
     return parser
 
@@ -189,6 +194,34 @@ def cmd_reindex(args: argparse.Namespace, settings: Any) -> int:
     return 1 if failed else 0
 
 
+def cmd_models(args: argparse.Namespace, settings: Any) -> int:
+    from app.runtime.download import DownloadError, download_model, format_table, list_models
+
+    if args.action == "list":
+        print(format_table(list_models(settings)))
+        return 0
+    if not args.model_id:
+        print("error: models download needs a model id (org/name)", file=sys.stderr)
+        return 2
+
+    def show(p: Any) -> None:
+        mb = p.bytes_done / 1e6
+        total = f"/{p.bytes_total / 1e6:.0f}" if p.bytes_total else ""
+        print(
+            f"{p.repo_id}: {p.files_done}/{p.files_total} files, {mb:.0f}{total} MB",
+            file=sys.stderr,
+        )
+
+    # The only network use in Lantern: an explicit download the user asked for.
+    try:
+        path = download_model(args.model_id, settings.models_dir, show)
+    except DownloadError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"downloaded {args.model_id} to {path}")
+    return 0
+
+
 def _answerer(settings: Any) -> Any:
     from app.agent.retrieval_mode import RetrievalAnswerer
     from app.library.embedding import make_embedder
@@ -263,5 +296,6 @@ COMMANDS = {
     "open": cmd_open,
     "ask": cmd_ask,
     "reindex": cmd_reindex,
+    "models": cmd_models,
     "bench": cmd_bench,
 }
