@@ -24,7 +24,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from app.agent.state import TreeData
-from app.agent.tools import Tool
+from app.agent.tools import ExternalClock, Tool
 from app.agent.tools.answer import AnswerInputs
 from app.agent.tools.text_search import TextSearchInputs
 from app.agent.tools.visual_search import VisualSearchInputs
@@ -35,6 +35,7 @@ from app.runtime.types import TextBackend
 WEAK_CONFIDENCE = 0.5
 # Below this, and with visual search installed, page images are searched too.
 STRONG_CONFIDENCE = 0.8
+UNREAD = "the decision could not be read (fields missing or malformed)"
 _REFERS_BACK = frozenset("it its that this those these they them same also there".split())
 
 
@@ -122,6 +123,7 @@ class LlmPolicy:
         llm: Returns the loaded backend (a registry handle's ``backend``).
         cancel: Returns the current question's cancel flag.
         sleep: Waits between retries of transient errors (tests pass a no-op).
+        clock: Where the model calls' time is counted (the loop's cost is the rest).
     """
 
     def __init__(
@@ -129,6 +131,7 @@ class LlmPolicy:
         llm: Callable[[], TextBackend],
         cancel: Callable[[], Any] = lambda: None,
         sleep: Callable[[float], None] = time.sleep,
+        clock: ExternalClock | None = None,
     ) -> None:
         from app.agent.context import ContextPredict
         from app.agent.signatures import DecideNextStep
@@ -136,41 +139,49 @@ class LlmPolicy:
         self.llm = llm
         self.cancel = cancel
         self.sleep = sleep
+        self.clock = clock or ExternalClock()
         self.program = ContextPredict(DecideNextStep)
 
     def decide(
         self, state: TreeData, tools: Mapping[str, Tool], unavailable: Mapping[str, str]
     ) -> PolicyOutcome:
-        from app.agent.context import call_with_retry, classify_error, run_predict
-
+        """The model's choice; a malformed one is asked again once, with the problem added
+        to the context's errors; None (and why) when it still is, or the model failed."""
         problems: list[str] = []
         calls: list[dict[str, Any]] = []
         for _attempt in range(2):
-            inputs = self.program.inputs(state, tools=tools_text(tools, unavailable))
-            try:
-                outputs, prompt, reply = call_with_retry(
-                    lambda inputs=inputs: run_predict(  # type: ignore[misc]
-                        self.llm(), self.program.predict, inputs, cancel=self.cancel()
-                    ),
-                    sleep=self.sleep,
-                )
-            except Exception as exc:
-                kind = classify_error(exc)
-                if kind == "cancelled":
-                    raise
-                calls.append({"error": str(exc), "reply": str(getattr(exc, "lm_response", ""))})
-                if kind != "malformed":
-                    problems.append(f"the model could not decide: {exc}")
-                    return PolicyOutcome(None, tuple(problems), kind == "permanent", tuple(calls))
-                problem = "the decision could not be read (fields missing or malformed)"
-            else:
-                calls.append({"prompt": prompt, "reply": reply})
-                choice, problem = validate(outputs, tools)
-                if choice is not None:
-                    return PolicyOutcome(choice, tuple(problems), False, tuple(calls))
+            outputs, call, kind = self._ask(state, tools, unavailable)
+            calls.append(call)
+            if kind not in ("ok", "malformed"):
+                problems.append(f"the model could not decide: {call['error']}")
+                return PolicyOutcome(None, tuple(problems), kind == "permanent", tuple(calls))
+            choice, problem = validate(outputs, tools) if outputs is not None else (None, UNREAD)
+            if choice is not None:
+                return PolicyOutcome(choice, tuple(problems), False, tuple(calls))
             problems.append(problem)
             state.add_error("decision", problem)
         return PolicyOutcome(None, tuple(problems), False, tuple(calls))
+
+    def _ask(
+        self, state: TreeData, tools: Mapping[str, Tool], unavailable: Mapping[str, str]
+    ) -> tuple[dict[str, Any] | None, dict[str, Any], str]:
+        """One decision call (transient errors retried): (outputs, trace record, kind)."""
+        from app.agent.context import call_with_retry, classify_error, run_predict
+
+        inputs = self.program.inputs(state, tools=tools_text(tools, unavailable))
+
+        def call() -> tuple[dict[str, Any], list[dict[str, Any]], str]:
+            return run_predict(self.llm(), self.program.predict, inputs, cancel=self.cancel())
+
+        try:
+            with self.clock.timing("llm"):
+                outputs, prompt, reply = call_with_retry(call, sleep=self.sleep)
+        except Exception as exc:
+            kind = classify_error(exc)
+            if kind == "cancelled":
+                raise
+            return None, {"error": str(exc), "reply": str(getattr(exc, "lm_response", ""))}, kind
+        return outputs, {"prompt": prompt, "reply": reply}, "ok"
 
 
 def validate(outputs: Mapping[str, Any], tools: Mapping[str, Tool]) -> tuple[Choice | None, str]:

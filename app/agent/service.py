@@ -123,7 +123,7 @@ def build_answerer(
     resources = build_resources(library, settings, embedder=embedder, models=models)
     policy = None
     if resources.llm is not None:
-        policy = LlmPolicy(resources.llm, cancel=lambda: resources.cancel)
+        policy = LlmPolicy(resources.llm, cancel=lambda: resources.cancel, clock=resources.clock)
     tree = Tree(resources, policy=policy)
     tree.mode_reason = models.reason
     return tree
