@@ -266,6 +266,8 @@ def cmd_bench(args: argparse.Namespace, settings: Any) -> int:
     except DatasetError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    from app.bench.regions import region_figures, summarise_regions
+
     library, answerer = _answerer(settings)
     output: dict[str, Any] = {}
     for event in run_bench(items, answerer.ask):
@@ -274,8 +276,16 @@ def cmd_bench(args: argparse.Namespace, settings: Any) -> int:
             print(f"[{event.done}/{event.total}] {event.item_id}: {hit}", file=sys.stderr)
         else:
             output = event
+    for item, record in zip(items, output["records"], strict=True):
+        record["regions"] = region_figures(library.store, item, record)
+    output["summary"]["regions"] = summarise_regions(items, output["records"])
     library.close()
     print(format_summary(output["summary"]))
+    regions = output["summary"]["regions"]
+    print(
+        f"regions: {regions['region_fact_recall']} of key facts under the highlights,"
+        f" covering {regions['region_page_share']} of a cited page on average"
+    )
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(output, indent=1, ensure_ascii=False), encoding="utf-8")
