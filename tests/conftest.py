@@ -3,17 +3,12 @@
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-# ``pytest`` (unlike ``python -m pytest``) does not put the repo on sys.path, and the
-# tests import ``tests.helpers``.
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
 
 # Set before anything imports Qt or Hugging Face: no window server, no network.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
