@@ -81,8 +81,7 @@ class Atlas:
     def route(self, question: str) -> tuple[int, ...]:
         """Documents a question belongs to: the ones whose product it names, else the ones
         whose manual type suits its intent; () when the question does not say."""
-        docs = [_as_document(m) for m in self.manuals]
-        query = analyse(question, docs)
+        query = analyse(question, [_as_document(m) for m in self.manuals])
         if query.products:
             return tuple(query.products)
         if query.intent:
@@ -90,6 +89,21 @@ class Atlas:
             if 0 < len(suited) < len(self.manuals):
                 return tuple(suited)
         return ()
+
+    def products_named(self, question: str) -> list[tuple[int, ...]]:
+        """The manuals of each product the question names, one group per product (a
+        product with an installation guide and a user manual is one group)."""
+        named = analyse(question, [_as_document(m) for m in self.manuals]).products
+        groups: dict[str, list[int]] = {}
+        for manual in self.manuals:
+            if manual.document_id in named:
+                key = manual.product.lower() or str(manual.document_id)
+                groups.setdefault(key, []).append(manual.document_id)
+        return [tuple(ids) for ids in groups.values()]
+
+    def product_words(self, ids: Sequence[int]) -> set[str]:
+        """Lower-cased words of the products of some manuals (to leave out of a query)."""
+        return {w for m in self.manuals if m.document_id in ids for w in m.product.lower().split()}
 
     def titles(self, ids: Sequence[int] = ()) -> list[str]:
         return [m.title for m in self.manuals if not ids or m.document_id in ids]

@@ -26,7 +26,9 @@ _UNITS = frozenset(
 _MARKERS = re.compile(r"((?:\s*\[\d+\])+)")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 # Lines that frame an answer rather than claim anything.
-_FRAME = re.compile(r"^(from the manuals:?|sources:?|\[\d+\] .+ p\.\d+)$", re.IGNORECASE)
+_FRAME = re.compile(
+    r"^(from the manuals:?|sources:?|\[\d+\] .+ p\.\d+|[^\[\]]{1,80}:)$", re.IGNORECASE
+)
 MIN_SUPPORT = 0.6
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +35,9 @@ from app.runtime.types import TextBackend
 WEAK_CONFIDENCE = 0.5
 # Below this, and with visual search installed, page images are searched too.
 STRONG_CONFIDENCE = 0.8
+# Words that ask to set products side by side; with two products named, each is searched.
+COMPARISON = frozenset("compare comparison difference differences differ versus vs both".split())
+MAX_PRODUCTS = 3
 UNREAD = "the decision could not be read (fields missing or malformed)"
 _REFERS_BACK = frozenset("it its that this those these they them same also there".split())
 
@@ -63,7 +66,8 @@ class RulePolicy:
     """The deterministic policy of no-LLM mode (see the module docstring)."""
 
     def decide(self, state: TreeData, tools: Mapping[str, Tool]) -> Choice:
-        for option in (self._first_search, self._second_search, self._visual):
+        options = (self._first_search, self._per_product, self._second_search, self._visual)
+        for option in options:
             choice = option(state, tools)
             if choice is not None and not _has_run(state, tools, choice):
                 return choice
@@ -76,14 +80,36 @@ class RulePolicy:
         query, why = follow_up_query(state)
         return Choice("text_search", TextSearchInputs(query=query), why, "rules")
 
+    def _per_product(self, state: TreeData, tools: Mapping[str, Tool]) -> Choice | None:
+        """A comparison of several products gets one search within each product's manuals,
+        so each side is found on its own instead of the stronger one filling the list."""
+        groups = state.atlas.products_named(state.prompt)
+        words = {w.lower() for w in state.prompt.replace("?", " ").split()}
+        if "text_search" not in tools or len(groups) < 2 or not words & COMPARISON:
+            return None
+        done = {frozenset(run.documents) for run in state.searches}
+        for group in groups[:MAX_PRODUCTS]:
+            if frozenset(group) not in done:
+                others = [d for g in groups if g != group for d in g]
+                query = key_words(state.prompt, state.atlas.product_words(others))
+                titles = ", ".join(state.atlas.titles(group))
+                why = f"a comparison: search {titles} on its own"
+                return Choice(
+                    "text_search",
+                    TextSearchInputs(query=query, documents=list(group)),
+                    why,
+                    "rules",
+                )
+        return None
+
     def _second_search(self, state: TreeData, tools: Mapping[str, Tool]) -> Choice | None:
         best = state.best_confidence()
         if "text_search" not in tools or len(state.searches) != 1 or best >= WEAK_CONFIDENCE:
             return None
         first = state.searches[0].query
-        words = [t for t in content_terms(first) if t not in QUESTION_WORDS]
         documents = list(state.atlas.route(state.prompt))
-        inputs = TextSearchInputs(query=" ".join(words) or first, documents=documents)
+        drop = state.atlas.product_words(documents) if documents else set()
+        inputs = TextSearchInputs(query=key_words(first, drop) or first, documents=documents)
         where = ", ".join(state.atlas.titles(documents)) if documents else "every manual"
         why = (
             f"the best page is weakly supported ({best:.2f}): search again with the "
@@ -96,6 +122,17 @@ class RulePolicy:
             return None
         why = "the text found is not conclusive: look for a table or diagram by its look"
         return Choice("visual_search", VisualSearchInputs(query=state.prompt), why, "rules")
+
+
+def key_words(question: str, drop: Collection[str] = ()) -> str:
+    """The question's content words without its phrasing ("how long", "compare") and
+    without ``drop`` (product names, once the search is limited to the product)."""
+
+    def dropped(term: str) -> bool:
+        return any(term == d or (len(term) >= 3 and d.startswith(term)) for d in drop)
+
+    words = [t for t in content_terms(question) if t not in QUESTION_WORDS and not dropped(t)]
+    return " ".join(words)
 
 
 def follow_up_query(state: TreeData) -> tuple[str, str]:

@@ -10,6 +10,7 @@ searched.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Generator, Sequence
 from typing import Any, TypeVar
 
@@ -17,7 +18,7 @@ from pydantic import BaseModel, Field
 
 from app.agent.critic import CITATION, abstention, check_lexically, revise
 from app.agent.events import Answer, CitationOut, Error, Event, PageOut, Status, Token
-from app.agent.extractive import ExtractiveAnswer, answer_extractively
+from app.agent.extractive import Citation, Evidence, ExtractiveAnswer, answer_extractively
 from app.agent.state import Found, SearchRun, TreeData
 from app.agent.tools import Tool, ToolResult, ToolRun
 from app.library.models import Box
@@ -163,13 +164,26 @@ class AnswerTool(Tool):
         return ToolResult(summary, "answer", answer=event, detail=detail)
 
     def best_quotes(self, state: TreeData) -> tuple[SearchRun, ExtractiveAnswer] | None:
-        """The quotes of the first search, or of a later one when clearly better."""
+        """The quotes of the first search, or of a later one when clearly better; for a
+        comparison searched product by product, each product's quotes together."""
+        compared = self._compared(state)
+        if compared is not None:
+            return compared
         best: tuple[SearchRun, ExtractiveAnswer] | None = None
         for run in state.searches:
             quotes = self._quotes(run)
             if best is None or _better(quotes, best[1]):
                 best = (run, quotes)
         return best
+
+    def _compared(self, state: TreeData) -> tuple[SearchRun, ExtractiveAnswer] | None:
+        groups = {frozenset(g) for g in state.atlas.products_named(state.prompt)}
+        runs = [r for r in state.searches[1:] if frozenset(r.documents) in groups]
+        parts = [(r, q) for r in runs if not (q := self._quotes(r)).abstained]
+        if len(parts) < 2:
+            return None
+        titled = [(", ".join(state.atlas.titles(r.documents)), q) for r, q in parts]
+        return state.searches[0], combine_quotes(titled)
 
     def _quotes(self, run: SearchRun) -> ExtractiveAnswer:
         res = self.resources
@@ -224,6 +238,28 @@ class AnswerTool(Tool):
             heads = " ".join({c.heading for c in store.page_chunks(doc.id, cite.page)})
             texts[number] = f"{heads}\n{store.page_text(doc.id, cite.page) or ''}"
         return texts
+
+
+def combine_quotes(parts: Sequence[tuple[str, ExtractiveAnswer]]) -> ExtractiveAnswer:
+    """Several answers as one, under their headings, citations renumbered in order."""
+    blocks: list[str] = []
+    citations: list[Citation] = []
+    evidence: list[Evidence] = []
+    for heading, part in parts:
+        offset = len(citations)
+
+        def shifted(match: re.Match[str], offset: int = offset) -> str:
+            return f" [{int(match.group(1)) + offset}]"
+
+        body = part.text.split("\n\nSources:")[0].removeprefix("From the manuals:").strip()
+        body = CITATION.sub(shifted, body)
+        blocks.append(f"{heading}:\n{body}")
+        citations.extend(part.citations)
+        evidence.extend(part.evidence)
+    sources = "\n".join(f"[{i}] {c.label()}" for i, c in enumerate(citations, start=1))
+    text = "From the manuals:\n" + "\n".join(blocks) + "\n\nSources:\n" + sources
+    support = min(p.support for _, p in parts)
+    return ExtractiveAnswer(text, tuple(citations), False, support, tuple(evidence))
 
 
 def citation_for(item: Found) -> CitationOut:
