@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from app.agent.events import Answer, Event
@@ -126,7 +127,45 @@ def build_answerer(
         policy = LlmPolicy(resources.llm, cancel=lambda: resources.cancel, clock=resources.clock)
     tree = Tree(resources, policy=policy)
     tree.mode_reason = models.reason
+    if policy is not None:
+        load_programs(tree, library.programs_dir)
     return tree
+
+
+def programs(tree: Tree) -> dict[str, Any]:
+    """The agent's DSPy programs by name, to optimise, save and load (LLM mode only)."""
+    from app.agent.tools.answer import AnswerTool
+
+    found: dict[str, Any] = {}
+    if tree.policy is not None:
+        found["decide"] = tree.policy.program
+    answer = tree.by_name.get("answer")
+    if isinstance(answer, AnswerTool):
+        found["answer"] = answer.program()
+    return found
+
+
+def load_programs(tree: Tree, folder: Path) -> list[str]:
+    """Load the saved programs (``<folder>/<name>.json``) there are; returns their names.
+    A file that does not load is reported in the log and the built-in program kept; the
+    rule that manual text is data is put back if an optimiser rewrote it away."""
+    from app.agent.context import DATA_RULE
+
+    loaded = []
+    for name, program in programs(tree).items():
+        path = folder / f"{name}.json"
+        if not path.is_file():
+            continue
+        try:
+            program.load(str(path))
+        except Exception as exc:
+            log.warning("cannot load the saved program %s: %s", path, exc)
+            continue
+        for predictor in program.predictors():
+            if DATA_RULE not in predictor.signature.instructions:
+                predictor.signature = predictor.signature.append_instructions(DATA_RULE)
+        loaded.append(name)
+    return loaded
 
 
 class Conversation:

@@ -90,12 +90,11 @@ class AnswerTool(Tool):
     ) -> Generator[Event, None, tuple[str, dict[str, Any]] | None]:
         """Stream the model's answer as tokens; ("", detail) when it says the evidence does
         not answer, None when the model failed (reported as a recoverable error)."""
-        from app.agent.context import ContextPredict
-        from app.agent.signatures import AnswerQuestion, stream_field
+        from app.agent.signatures import stream_field
 
         llm = self.resources.llm
         assert llm is not None
-        program = ContextPredict(AnswerQuestion, fields=ANSWER_CONTEXT)
+        program = self.program()
         prompt_inputs = program.inputs(state, evidence=evidence)
         try:
             with self.resources.clock.timing("llm"):
@@ -125,6 +124,15 @@ class AnswerTool(Tool):
             )
         detail["critic"] = _verdict_record(verdict)
         return text if verdict.grounded else revise(text, verdict)
+
+    def program(self) -> Any:
+        """The answer's DSPy program (built once; an optimised one may be loaded into it)."""
+        if getattr(self, "_program", None) is None:
+            from app.agent.context import ContextPredict
+            from app.agent.signatures import AnswerQuestion
+
+            self._program = ContextPredict(AnswerQuestion, fields=ANSWER_CONTEXT)
+        return self._program
 
     def evidence_pages(self, state: TreeData, refs: Sequence[str]) -> list[Found]:
         """The pages to answer from: those asked for, else the most confident few."""

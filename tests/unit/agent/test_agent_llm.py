@@ -5,11 +5,14 @@ tool errors, transient and permanent model errors, the critic)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
+from app.agent.context import DATA_RULE
 from app.agent.events import Error, Token
 from app.agent.loop import Tree
+from app.agent.service import load_programs, programs
 from tests.unit.agent.scripted import (
     ScriptedModel,
     answer_of,
@@ -213,3 +216,21 @@ def test_model_says_the_evidence_does_not_answer(
 
     assert answer.abstained and answer.mode == "llm"
     assert "“Z-Wave range”" in answer.text
+
+
+def test_saved_programs_are_loaded_at_start(
+    make_agent: Callable[..., Tree], scripted: ScriptedModel, tmp_path: Path
+) -> None:
+    tuned = programs(make_agent(scripted))["decide"]
+    predict = tuned.predict
+    predict.signature = predict.signature.with_instructions("TUNED: prefer the wiring tables.")
+    tuned.save(str(tmp_path / "decide.json"))
+    agent = make_agent(scripted)
+
+    assert load_programs(agent, tmp_path) == ["decide"]
+    scripted.decisions.extend([decision("text_search", query="AUX+"), decision("answer")])
+    scripted.answers.append(answer_reply(GOOD))
+    run(agent, AUX)
+    prompt = scripted.prompts["decide"][0]
+    assert "TUNED: prefer the wiring tables." in prompt
+    assert DATA_RULE in prompt, "a tuned program keeps the rule that manual text is data"
