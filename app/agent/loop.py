@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from pathlib import Path
 
 from app.agent.atlas import build_atlas
@@ -35,6 +35,9 @@ class Cancelled(Exception):
 
 class Tree:
     """An agent over one library: ``ask`` streams a question's events.
+
+    One question at a time (the worker thread that owns the models runs it): the
+    resources' clock and cancel flag belong to the question being asked.
 
     Args:
         resources: The library, searches and models the tools use.
@@ -89,15 +92,16 @@ class Tree:
         yield Done(round(seconds, 4), state.iteration, str(path or ""))
 
     def _watch(
-        self, events: Iterator[Event], cancelled: object, trace: TraceRecorder
+        self, events: Iterator[Event], cancelled: Callable[[], bool], trace: TraceRecorder
     ) -> Iterator[Event]:
+        """Pass events on, recording errors and the answer; stop when cancelled."""
         for event in events:
             if isinstance(event, Error):
                 trace.error(event)
             elif isinstance(event, Answer):
                 trace.answer(event)
             yield event
-            if callable(cancelled) and cancelled():
+            if cancelled():
                 raise Cancelled
 
     def _steps(self, state: TreeData, trace: TraceRecorder) -> Iterator[Event]:
