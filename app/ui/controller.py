@@ -1,20 +1,22 @@
 """The window's side of the worker: starts the worker process and turns its replies into
 queued Qt signals that carry the frozen event dataclasses.
 
-A reader thread waits on the pipe (blocking there releases the GIL, so the window does
-not notice it), decodes page images off the window's thread, and emits; the connections
-to widgets in the window's thread are therefore queued. Widgets never see the pipe.
+Replies are read in the window's thread without blocking it (see ``receiver``) and turned
+into signals carrying the frozen dataclasses; page images arrive already decoded.
+Widgets never see the pipes.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import multiprocessing as mp
+import os
 from collections.abc import Iterable, Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
-from PySide6.QtCore import QObject, QThread, Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QImage
 
 from app.ui.messages import (
@@ -31,53 +33,30 @@ from app.ui.messages import (
     LibraryState,
     ModelsListed,
     ModelsRequest,
-    PageImage,
     ReindexRequest,
     RemoveRequest,
     RenderRequest,
     Request,
     StopRequest,
-    Thumbnails,
     ThumbnailsRequest,
     Turn,
     WorkerFailure,
     WorkerReady,
 )
+from app.ui.receiver import Receiver
+
+WORKER_NICENESS = 5
 
 
-def run_engine(conn: Connection, config: EngineConfig) -> None:
+def run_engine(requests: Connection, replies: Connection, config: EngineConfig) -> None:
     """The worker process's entry point; the engine (and with it PyMuPDF, SQLite, numpy
-    and the models) is imported there only, never in the window's process."""
+    and the models) is imported there only, never in the window's process. The worker
+    runs at a lower priority so that, when the CPU is short, the window is served first."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(WORKER_NICENESS)
     from app.ui.engine import engine_main
 
-    engine_main(conn, config)
-
-
-class Reader(QThread):
-    """Receives the worker's replies; page images are decoded here, not in the window."""
-
-    received = Signal(object)
-    page = Signal(object, QImage)
-    thumbnails = Signal(object)  # list of (document, page, QImage)
-    lost = Signal()
-
-    def __init__(self, conn: Connection, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self.conn = conn
-
-    def run(self) -> None:
-        while True:
-            try:
-                reply = self.conn.recv()
-            except (EOFError, OSError):
-                self.lost.emit()
-                return
-            if isinstance(reply, PageImage):
-                self.page.emit(reply, QImage(reply.path) if reply.path else QImage())
-            elif isinstance(reply, Thumbnails):
-                self.thumbnails.emit([(d, p, QImage.fromData(data)) for d, p, data in reply.images])
-            else:
-                self.received.emit(reply)
+    engine_main(requests, replies, config)
 
 
 class Controller(QObject):
@@ -101,26 +80,32 @@ class Controller(QObject):
         self.current_job = 0
         self.process: Any = None
         self.conn: Connection | None = None
-        self.reader: Reader | None = None
+        self.replies: Connection | None = None
+        self.receiver: Receiver | None = None
         self._stopping = False
 
     # ---- lifetime ------------------------------------------------------------------------
     def start(self) -> None:
         """Start the worker process (spawned: forking a process with Qt threads is unsafe)."""
         context = mp.get_context("spawn")
-        here, there = context.Pipe(duplex=True)
+        requests_in, requests_out = context.Pipe(duplex=False)
+        replies_in, replies_out = context.Pipe(duplex=False)
         self.process = context.Process(
-            target=run_engine, args=(there, self.config), name="lantern-worker", daemon=True
+            target=run_engine,
+            args=(requests_in, replies_out, self.config),
+            name="lantern-worker",
+            daemon=True,
         )
         self.process.start()
-        there.close()
-        self.conn = here
-        self.reader = Reader(here, self)
-        self.reader.received.connect(self._dispatch)
-        self.reader.page.connect(self.page_ready)
-        self.reader.thumbnails.connect(self.thumbnails_ready)
-        self.reader.lost.connect(self._lost)
-        self.reader.start()
+        requests_in.close()
+        replies_out.close()
+        self.conn = requests_out
+        self.replies = replies_in
+        self.receiver = Receiver(replies_in.fileno(), self)
+        self.receiver.received.connect(self._dispatch)
+        self.receiver.page.connect(self.page_ready)
+        self.receiver.thumbnails.connect(self.thumbnails_ready)
+        self.receiver.lost.connect(self._lost)
 
     def shutdown(self, timeout: float = 3.0) -> None:
         """Ask the worker to stop, wait a little, then make sure it is gone."""
@@ -133,10 +118,12 @@ class Controller(QObject):
         if self.process.is_alive():
             self.process.terminate()
             self.process.join(timeout)
-        if self.conn is not None:
-            self.conn.close()
-        if self.reader is not None:
-            self.reader.wait(int(timeout * 1000))
+        if self.receiver is not None:
+            self.receiver.notifier.setEnabled(False)
+        for conn in (self.conn, self.replies):
+            if conn is not None:
+                conn.close()
+        self.conn = self.replies = None
         self.process = None
 
     def _lost(self) -> None:

@@ -120,14 +120,14 @@ class Engine:
         self.send(DownloadUpdate(request.repo_id, 1.0, f"installed in {path}", True))
 
 
-def engine_main(conn: Connection, config: EngineConfig) -> None:
-    """The worker process's entry point: serve requests until told to stop or orphaned."""
-    engine = Engine(config, Outbox(conn))
+def engine_main(requests: Connection, replies: Connection, config: EngineConfig) -> None:
+    """Serve the window's requests until told to stop or orphaned."""
+    engine = Engine(config, Outbox(replies))
     engine.start()
     try:
         while True:
             try:
-                request = conn.recv()
+                request = requests.recv()
             except (EOFError, OSError):
                 break
             if not engine.route(request):

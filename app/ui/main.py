@@ -9,13 +9,14 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 
 from app.config import APP_NAME, Settings
 from app.ui import theme
 from app.ui.controller import Controller
 from app.ui.messages import DEFAULT_ANSWERER, EngineConfig
+from app.ui.warmup import WarmUp
 from app.ui.window import MainWindow
 
 
@@ -42,6 +43,8 @@ def build_window(
     controller.setParent(window)
     theme.follow_system(app)
     controller.start()
+    window.warm_up = WarmUp(window, window.evidence.view)
+    QTimer.singleShot(100, window.warm_up.start)  # once the window has painted
     return window
 
 

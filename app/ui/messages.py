@@ -185,8 +185,20 @@ class ImportQueued:
 
 
 @dataclass(frozen=True, slots=True)
+class Pixels:
+    """A decoded RGB image (8 bits per channel). Images cross the pipe decoded, so the
+    window's thread only wraps them (a memory copy) instead of decoding a PNG."""
+
+    data: bytes
+    width: int
+    height: int
+    stride: int
+
+
+@dataclass(frozen=True, slots=True)
 class PageImage:
-    """A rendered page: ``path`` is a PNG of ``width`` x ``height`` PDF points at ``zoom``."""
+    """A page rendered at ``zoom`` pixels per point; the page is ``width`` x ``height``
+    PDF points. ``path`` is the cached PNG the pixels were read from."""
 
     document: str
     page: int
@@ -197,13 +209,14 @@ class PageImage:
     page_count: int
     title: str = ""
     error: str = ""
+    pixels: Pixels | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Thumbnails:
-    """PNG bytes per (document, page); missing thumbnails are left out."""
+    """Thumbnail pixels per (document, page); missing thumbnails are left out."""
 
-    images: tuple[tuple[str, int, bytes], ...]
+    images: tuple[tuple[str, int, Pixels], ...]
 
 
 @dataclass(frozen=True, slots=True)

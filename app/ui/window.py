@@ -62,6 +62,7 @@ class MainWindow(WindowCommands, QMainWindow):
         QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.stop_answer)
         self._connect()
         self.restore_state()
+        self.warm_up: object = None  # set by build_window; kept alive while it runs
 
     def _build(self) -> None:
         self.library = named(LibraryPanel(self), "libraryPanel")

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pymupdf
+
 from app.library.importer import Importer, ImportProgress, ImportResult, expand_paths
 from app.ui.lanes import Lane, library_state, staged_copy
 from app.ui.messages import (
@@ -24,6 +26,7 @@ from app.ui.messages import (
     ModelsListed,
     ModelsRequest,
     PageImage,
+    Pixels,
     ReindexRequest,
     RemoveRequest,
     RenderRequest,
@@ -48,6 +51,14 @@ class ProgressThrottle:
             self.last[event.path] = (event.phase, now)
             return True
         return False
+
+
+def decode(image: str | bytes) -> Pixels:
+    """An image file (or PNG bytes) as RGB pixels, decoded here rather than in the window."""
+    pix = pymupdf.Pixmap(image)
+    if pix.alpha or pix.n != 3:
+        pix = pymupdf.Pixmap(pymupdf.csRGB, pix, 0)
+    return Pixels(pix.samples, pix.width, pix.height, pix.stride)
 
 
 def as_message(event: ImportProgress | ImportResult) -> FileProgress | FileResult:
@@ -155,12 +166,12 @@ class PagesLane(Lane):
         size = self.library.store.page_size(doc.id, request.page) or (0.0, 0.0)
         try:
             path = str(self.library.render_page(doc, request.page, request.zoom))
-            error = ""
+            pixels, error = decode(path), ""
         except Exception as exc:
-            path, error = "", str(exc)
+            path, pixels, error = "", None, str(exc)
         return PageImage(
             request.document, request.page, request.zoom, path, size[0], size[1],
-            doc.pages, doc.title, error,
+            doc.pages, doc.title, error, pixels,
         )  # fmt: skip
 
     def _thumbnails(self, request: ThumbnailsRequest) -> Thumbnails:
@@ -170,7 +181,7 @@ class PagesLane(Lane):
             doc = self.library.store.get_document(document)
             data = self.library.store.thumbnail(doc.id, page) if doc else None
             if data:
-                images.append((document, page, data))
+                images.append((document, page, decode(data)))
         return Thumbnails(tuple(images))
 
     def _models(self) -> ModelsListed:

@@ -1,0 +1,71 @@
+"""Dropping PDFs on the window imports them, with progress and failure reasons."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import QApplication
+
+from tests.gui.conftest import INSTALLATION, USER
+
+
+def drop(window, paths: list[Path]) -> None:  # type: ignore[no-untyped-def]
+    """A drag entering the window and a drop, as the window system would send them."""
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
+    where = QPointF(window.width() / 2, window.height() / 2)
+    buttons, keys = Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+    enter = QDragEnterEvent(where, Qt.DropAction.CopyAction, mime, buttons, keys)
+    QApplication.sendEvent(window, enter)
+    assert enter.isAccepted()
+    QApplication.sendEvent(window, QDropEvent(where, Qt.DropAction.CopyAction, mime, buttons, keys))
+
+
+def test_empty_library_shows_the_drop_zone(make_window, tmp_path):
+    window = make_window(tmp_path / "library")
+    assert window.library.stack.currentWidget() is window.library.drop_zone
+    assert "Drop PDF manuals here" in window.library.drop_zone.text()
+
+
+def test_dropping_pdfs_imports_them_with_progress(make_window, tmp_path, sample_manuals_dir, qtbot):
+    window = make_window(tmp_path / "library")
+    seen_progress: list[str] = []
+    window.controller.import_event.connect(
+        lambda e: seen_progress.append(e.phase) if hasattr(e, "phase") else None
+    )
+    drop(window, [sample_manuals_dir / INSTALLATION, sample_manuals_dir / USER])
+    queue = window.library.queue
+    qtbot.waitUntil(lambda: len(queue.rows) == 2, timeout=10_000)
+    assert queue.isVisible()
+    row = queue.rows[str(sample_manuals_dir / INSTALLATION)]
+    qtbot.waitUntil(lambda: row.bar.value() > 0, timeout=20_000)
+    assert any(word in row.detail.text() for word in ("Reading", "Embedding", "Page", "Saving"))
+    qtbot.waitUntil(lambda: len(window.library.documents) == 2, timeout=60_000)
+    qtbot.waitUntil(lambda: not queue.active(), timeout=10_000)
+    assert {"reading text", "embedding", "page images"} <= set(seen_progress)
+    assert "Imported · 19 pages" in row.detail.text()
+    assert window.library.stack.currentWidget() is window.library.list
+    assert "2 manuals" in window.status.library.text()
+
+
+def test_dropping_a_folder_imports_its_pdfs(make_window, tmp_path, sample_manuals_dir, qtbot):
+    folder = tmp_path / "drop"
+    folder.mkdir()
+    (folder / USER).write_bytes((sample_manuals_dir / USER).read_bytes())
+    window = make_window(tmp_path / "library")
+    drop(window, [folder])
+    qtbot.waitUntil(lambda: len(window.library.documents) == 1, timeout=60_000)
+
+
+def test_a_broken_file_shows_its_reason(make_window, tmp_path, qtbot):
+    bad = tmp_path / "broken.pdf"
+    bad.write_text("this is not a PDF at all")
+    window = make_window(tmp_path / "library")
+    drop(window, [bad])
+    row = window.library.queue.row(str(bad))
+    qtbot.waitUntil(lambda: row.state == "failed", timeout=20_000)
+    assert row.detail.text() == "Failed: not a PDF file"
+    assert row.property("state") == "failed"
+    assert window.library.documents == []
