@@ -54,6 +54,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _open_library(settings: Any, must_exist: bool = False) -> Any:
+    """The library, or SystemExit with a one-line reason (damaged, missing, unwritable)."""
+    from app.library.library import Library
+    from app.library.store import DB_NAME, StoreError
+
+    if must_exist and not (settings.library_dir / DB_NAME).is_file():
+        raise SystemExit(f"error: no library at {settings.library_dir}: import manuals first")
+    try:
+        return Library.open(settings.library_dir)
+    except StoreError as exc:
+        raise SystemExit(f"error: {exc}") from None
+
+
 def run(argv: list[str]) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -72,10 +85,12 @@ def run(argv: list[str]) -> int:
 
 
 def cmd_import(args: argparse.Namespace, settings: Any) -> int:
-    from app.library.importer import Importer, ImportProgress, ImportResult
-    from app.library.library import Library
+    from app.library.importer import Importer, ImportProgress, ImportResult, expand_paths
 
-    library = Library.open(settings.library_dir)
+    if not expand_paths(args.paths):
+        print("error: no PDF files found in " + ", ".join(map(str, args.paths)), file=sys.stderr)
+        return 1
+    library = _open_library(settings)
     importer = Importer(library, settings)
     progress = _ProgressPrinter(enabled=not args.quiet)
     failed = 0
@@ -137,9 +152,13 @@ class _ProgressPrinter:
 
 
 def cmd_list(args: argparse.Namespace, settings: Any) -> int:
-    from app.library.library import Library
+    from app.library.store import DB_NAME
 
-    library = Library.open(settings.library_dir)
+    if not (settings.library_dir / DB_NAME).is_file():
+        if not args.json:
+            print(f"The library at {settings.library_dir} is empty.")
+        return 0
+    library = _open_library(settings)
     docs = library.store.list_documents()
     if args.json:
         for doc in docs:
@@ -156,10 +175,9 @@ def cmd_list(args: argparse.Namespace, settings: Any) -> int:
 
 
 def cmd_remove(args: argparse.Namespace, settings: Any) -> int:
-    from app.library.library import Library
     from app.library.store import StoreError
 
-    library = Library.open(settings.library_dir)
+    library = _open_library(settings, must_exist=True)
     try:
         doc = library.remove(args.doc)
     except StoreError as exc:
@@ -173,7 +191,6 @@ def cmd_remove(args: argparse.Namespace, settings: Any) -> int:
 
 def cmd_reindex(args: argparse.Namespace, settings: Any) -> int:
     from app.library.importer import Importer
-    from app.library.library import Library
 
     if not args.visual:
         print("nothing to do: pass --visual", file=sys.stderr)
@@ -181,7 +198,7 @@ def cmd_reindex(args: argparse.Namespace, settings: Any) -> int:
     if not settings.colqwen:
         print("error: no ColQwen model is configured (setting 'colqwen')", file=sys.stderr)
         return 2
-    library = Library.open(settings.library_dir)
+    library = _open_library(settings, must_exist=True)
     progress = _ProgressPrinter(enabled=True)
     failed = False
     for event in Importer(library, settings).embed_visual():
@@ -225,9 +242,8 @@ def cmd_models(args: argparse.Namespace, settings: Any) -> int:
 def _answerer(settings: Any) -> Any:
     from app.agent.retrieval_mode import RetrievalAnswerer
     from app.library.embedding import make_embedder
-    from app.library.library import Library
 
-    library = Library.open(settings.library_dir)
+    library = _open_library(settings, must_exist=True)
     if not library.store.list_documents():
         library.close()
         raise SystemExit(

@@ -182,6 +182,13 @@ class Importer:
             search_texts = [searchable_text(embedding_text(c)) for c in chunks]
             vectors = yield from self._embed(path, search_texts, cancel)
             thumbs, warnings = yield from self._thumbnails(path, doc, cancel)
+            unread = [r.number for r in raws if not r.ocr and needs_ocr(r.text, r.image_coverage)]
+            if unread:
+                warnings.insert(
+                    0,
+                    f"{len(unread)} page(s) look scanned but OCR is off (setting ocr_engine);"
+                    f" their text is not searchable: pages {_page_list(unread)}",
+                )
             title = document_title(doc, raws[0] if raws else None, path.stem)
         yield ImportProgress(str(path), "saving", 0, 1)
         copy = self.library.keep_copy(data, sha)
@@ -305,6 +312,11 @@ def import_blocking(
         if isinstance(event, ImportResult):
             results.append(event)
     return results
+
+
+def _page_list(numbers: list[int], limit: int = 8) -> str:
+    shown = ", ".join(str(n) for n in numbers[:limit])
+    return shown + (", …" if len(numbers) > limit else "")
 
 
 def _check(cancel: threading.Event | None) -> None:

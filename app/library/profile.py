@@ -127,8 +127,12 @@ def _product(title: str, file_name: str, front: str, pages: Sequence[PageContent
     body = " ".join(p.text for p in pages)
     stem = re.sub(r"[_]+", " ", file_name.rsplit(".", 1)[0])
     codes = Counter(_MODEL_CODE.findall(f"{title} {stem} {front}"))
+    squashed_name = re.sub(r"[\s_-]", "", f"{title} {stem}").upper()
     for code in list(codes):
         codes[code] += body.count(code)
+        # The product a manual is about is in its title or file name; accessories are not.
+        if code.replace("-", "") in squashed_name:
+            codes[code] += 1000
     if codes:
         best = max(codes.items(), key=lambda kv: (kv[1], len(kv[0])))[0]
         return best

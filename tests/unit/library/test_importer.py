@@ -476,3 +476,11 @@ def test_a_removed_manual_leaves_no_files_and_can_be_imported_again(
     assert fts(tmp_library, "J24") == []
     (again,), _ = run(importer, [manual])
     assert again.status == "imported"
+
+
+def test_scanned_pages_imported_with_ocr_off_are_flagged(
+    importer: Importer, tmp_path: Path
+) -> None:
+    (result,), _ = run(importer, [pdfs.scanned_pdf(tmp_path / "scan.pdf", pages=2)])
+    assert result.status == "imported"
+    assert any("OCR is off" in w and "pages 1, 2" in w for w in result.warnings)
