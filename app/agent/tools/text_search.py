@@ -61,8 +61,19 @@ class TextSearchTool(Tool):
             result = self.resources.text_search.search(
                 inputs.query, k=PAGES, documents=inputs.documents or None
             )
+        result = within(result, inputs.documents)
         state.cache[key] = result
         return result
+
+
+def within(result: SearchResult, documents: list[int]) -> SearchResult:
+    """Only the pages of the manuals asked for (TextSearch lets whole-page BM25 matches of
+    other manuals through its ``documents`` filter)."""
+    if not documents or all(p.document_id in documents for p in result.pages):
+        return result
+    pages = tuple(p for p in result.pages if p.document_id in documents)
+    best = pages[0].confidence if pages else 0.0
+    return SearchResult(result.query, pages, best, result.timings)
 
 
 def summarise(result: SearchResult) -> str:
