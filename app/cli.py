@@ -240,7 +240,7 @@ def cmd_models(args: argparse.Namespace, settings: Any) -> int:
 
 
 def _answerer(settings: Any) -> Any:
-    from app.agent.retrieval_mode import RetrievalAnswerer
+    from app.agent.service import build_answerer
     from app.library.embedding import make_embedder
 
     library = _open_library(settings, must_exist=True)
@@ -249,7 +249,7 @@ def _answerer(settings: Any) -> Any:
         raise SystemExit(
             f"error: the library at {settings.library_dir} is empty: import manuals first"
         )
-    return library, RetrievalAnswerer(library.store, make_embedder(settings.embedder))
+    return library, build_answerer(library, settings, embedder=make_embedder(settings.embedder))
 
 
 def cmd_ask(args: argparse.Namespace, settings: Any) -> int:
