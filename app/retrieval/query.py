@@ -74,6 +74,7 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "password": ("code", "pin"),
     "wire": ("awg", "cable"),
     "gauge": ("awg",),
+    "pinout": ("pin", "pins", "connections"),
 }
 
 

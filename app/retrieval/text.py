@@ -116,7 +116,8 @@ class TextSearch:
         cosine = self._cosines(qvec, list(chunks))
         fused = _rrf([[c for c, _ in dense], lexical, idents], weights=[1.0, 1.0, 0.5])
         pages = self._rank_pages(query, docs, chunks, fused, cosine, page_lex, idf)
-        pages = self._rerank(query, docs, pages[: self.rerank_depth], qvec, idf)
+        evidence_idf = _without_product_terms(idf, query, docs)
+        pages = self._rerank(query, docs, pages[: self.rerank_depth], qvec, evidence_idf)
         hits = self._page_hits(query, docs, pages[:k], chunks, fused, cosine, idf)
         timings["rank"] = time.perf_counter() - t4
         timings["total"] = time.perf_counter() - t0
@@ -282,6 +283,23 @@ class TextSearch:
         return hits
 
 
+def _without_product_terms(
+    idf: dict[str, float], query: QueryAnalysis, docs: dict[int, DocumentInfo]
+) -> dict[str, float]:
+    """Term weights for judging a page's evidence. Words naming a product the question
+    asks about are left out: the document prior already rewards that manual, and every
+    one of its pages 'mentions' it (in headers, or not at all)."""
+    names: set[str] = set()
+    for doc_id in query.products:
+        doc = docs.get(doc_id)
+        if doc is not None:
+            names |= stems_of(
+                f"{doc.profile.product} {doc.title} {doc.file_name.replace('_', ' ')}"
+            )
+    kept = {t: w for t, w in idf.items() if stem(t) not in names}
+    return kept or idf
+
+
 def _rrf(lists: list[list[int]], weights: list[float]) -> dict[int, float]:
     fused: dict[int, float] = defaultdict(float)
     for items, weight in zip(lists, weights, strict=True):
@@ -317,9 +335,11 @@ def window_coverage(
     identifiers: Sequence[str] = (),
     context: str = "",
     window: int = 4,
+    chars: int = 320,
 ) -> float:
-    """Best share of the query's term weight found within ``window`` consecutive lines
-    (section headings count for every window)."""
+    """Best share of the query's term weight found within ``window`` consecutive lines,
+    or more lines while they stay under ``chars`` characters (OCR and table cells give
+    short lines), with the section headings counting for every window."""
     total = sum(idf.values()) or 1.0
     wanted = {stem(t): w for t, w in idf.items()}
     aliases = alias_map(list(idf))
@@ -327,9 +347,12 @@ def window_coverage(
     # Per line, only the wanted stems it holds: windows then union a few tiny sets.
     hits = [_found(stems_of(text), wanted, aliases) for text in lines]
     best = 0.0
-    for start in range(max(len(lines) - window + 1, 1)):
-        found = set(base)
-        for stems in hits[start : start + window]:
+    for start in range(max(len(lines), 1)):
+        found, size = set(base), 0
+        for offset, stems in enumerate(hits[start:]):
+            size += len(lines[start + offset])
+            if offset >= window and size > chars:
+                break
             found |= stems
         best = max(best, sum(wanted[t] for t in found) / total)
     return best
