@@ -17,6 +17,7 @@ _LIST_START = re.compile(
 )
 _NUMBERED_HEADING = re.compile(r"^\s*(?:\d+(?:\.\d+){0,3}\.?|[A-Z]\.|[IVX]{1,5}\.?)\s+\S")
 _BULLET_ONLY = re.compile(r"^\s*[•●○◦▪■□◆◇►▶➢➤✓✔\-–*·⚫⚪]\s*$")
+_ENUMERATOR_ONLY = re.compile(r"^\s*(?:[A-Z]\.|[IVX]{1,5}\.?|\d{1,2}(?:\.\d{1,2})*\.)\s*$")
 _SENTENCE_END = re.compile(r"[.:;,]\s*$")
 
 
@@ -45,6 +46,14 @@ def is_heading(line: TextLine, body_size: float) -> bool:
     letters = [c for c in text if c.isalpha()]
     upper = sum(c.isupper() for c in letters) / len(letters)
     return bool(_NUMBERED_HEADING.match(text)) and upper > 0.8 and len(letters) >= 4
+
+
+def _title_like(text: str) -> bool:
+    """'B. Printer and Computer Interface Specifications': short, most words capitalised."""
+    words = [w for w in re.findall(r"[A-Za-z]+", text) if len(w) > 3]
+    if not words or len(text) > 80 or (_SENTENCE_END.search(text) and not text.endswith(":")):
+        return False
+    return sum(w[0].isupper() for w in words) / len(words) >= 0.6
 
 
 def is_numbered_heading(text: str) -> bool:
@@ -107,9 +116,23 @@ def group_blocks(groups: Sequence[Sequence[TextLine]], body_size: float) -> list
             _flush(blocks, current, kind)
             current, kind = [], "paragraph"
         bullet: TextLine | None = None
+        enumerator: TextLine | None = None
         for line in group:
             if not line.text.strip():
                 continue
+            if _ENUMERATOR_ONLY.match(line.text):
+                enumerator = line  # 'B.' set apart from its title: they form one heading
+                continue
+            if enumerator is not None:
+                box = union_box([enumerator.box, line.box])
+                text = f"{enumerator.text.strip()} {line.text}"
+                line = TextLine(text, box, max(line.size, enumerator.size), line.bold)
+                enumerator = None
+                if _title_like(line.text):
+                    _flush(blocks, current, kind)
+                    blocks.append(Block("heading", (line,)))
+                    current, kind = [], "paragraph"
+                    continue
             if _BULLET_ONLY.match(line.text):
                 bullet = line  # the bullet glyph set as its own line: it opens the next item
                 continue
