@@ -69,9 +69,15 @@ class Settings(BaseModel):
     )
     llm: str = Field(
         default="",
-        description="LLM for answers and decisions (model id or folder); empty = no-LLM.",
+        description=(
+            "LLM for answers and decisions (model id or folder); empty = the best installed"
+            " one of 0.8 GB or more; 'none' = no-LLM mode."
+        ),
     )
-    vlm: str = Field(default="", description="Vision-language model for reading page images.")
+    vlm: str = Field(
+        default="",
+        description="Vision-language model for reading page images; empty = any installed.",
+    )
     colqwen: str = Field(
         default="", description="ColQwen model for visual page search; empty = text search only."
     )
