@@ -31,7 +31,7 @@ log = logging.getLogger(__name__)
 # Installed models smaller than this are not picked on their own: they cannot follow the
 # decision format (SmolLM2-135M, kept in models/ for tests, is the case in point). Naming
 # one in the settings still uses it.
-MIN_AUTO_LLM_BYTES = 800 * 1024**2
+MIN_AUTO_LLM_BYTES = int(0.8 * 1024**3)
 OFF = frozenset({"none", "off", "no", "no-llm", "false", "0"})
 
 
@@ -56,22 +56,32 @@ def choose_models(settings: Settings, registry: Any = None) -> ModelChoice:
 
 
 def _pick(registry: Any, kind: str, configured: str) -> tuple[Callable[[], Any] | None, str]:
+    """A lazy backend for the configured model of ``kind``, else the best installed one
+    (recommended first, then the largest that fits; LLMs of MIN_AUTO_LLM_BYTES or more)."""
     if configured.strip().lower() in OFF:
         return None, f"no {kind}: turned off in the settings"
     try:
         if configured:
             handle = registry.get(configured)
         else:
-            big = [
-                m for m in registry.models(kind) if m.fits and m.weight_bytes >= MIN_AUTO_LLM_BYTES
-            ]
-            if not big:
-                return None, f"no {kind} model large enough is installed"
-            handle = registry.get(big[0].id)
+            info = _best_installed(registry, kind)
+            if info is None:
+                return None, f"no {kind} model (large enough) is installed"
+            handle = registry.get(info.id)
     except Exception as exc:  # ModelNotFoundError, an unreadable folder
         log.warning("no %s: %s", kind, exc)
         return None, f"no {kind}: {exc}"
     return (lambda: handle.backend), f"{kind} {handle.info.id}"
+
+
+def _best_installed(registry: Any, kind: str) -> Any:
+    from app.runtime.registry import RECOMMENDED
+
+    least = MIN_AUTO_LLM_BYTES if kind == "llm" else 0
+    usable = [m for m in registry.models(kind) if m.fits and m.weight_bytes >= least]
+    order = [r.repo_id for r in RECOMMENDED]
+    usable.sort(key=lambda m: (order.index(m.id) if m.id in order else len(order), -m.weight_bytes))
+    return usable[0] if usable else None
 
 
 def build_resources(
