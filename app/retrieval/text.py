@@ -103,7 +103,11 @@ class TextSearch:
         t3 = time.perf_counter()
         lexical = self._bm25_chunks(query, idf)
         idents = self._identifier_chunks(query)
-        page_lex = self._bm25_pages(query, idf)
+        page_lex = {
+            key: rank
+            for key, rank in self._bm25_pages(query, idf).items()
+            if allowed is None or key[0] in allowed
+        }
         timings["bm25"] = time.perf_counter() - t3
 
         t4 = time.perf_counter()
