@@ -262,6 +262,8 @@ def cmd_ask(args: argparse.Namespace, settings: Any) -> int:
         if args.json:
             print(json.dumps(to_json(event), ensure_ascii=False), flush=True)
         elif isinstance(event, Token):
+            if event.reset:
+                print("\n[the answer above was not supported by the manuals; revised:]\n")
             print(event.text, end="", flush=True)
         elif isinstance(event, Answer):
             print()
