@@ -1,1 +1,5 @@
-"""Qt widgets. The only package that imports PySide6."""
+"""The Qt window. Everything that imports PySide6 lives in this package."""
+
+from app.ui.qt_compat import protect_singletons
+
+protect_singletons()
