@@ -68,12 +68,25 @@ def apply(app: QApplication) -> dict[str, str]:
     tokens = colors()
     if app.style().name().lower() != "macos":
         app.setStyle("Fusion")  # the sheet is written against Fusion's metrics elsewhere
-    palette = app.palette()
-    palette.setColor(QPalette.ColorRole.Highlight, QColor(tokens["accent"]))
-    palette.setColor(QPalette.ColorRole.Link, QColor(tokens["accent"]))
-    app.setPalette(palette)
+    app.setPalette(palette(tokens))
     app.setStyleSheet(style_sheet(tokens))
     return tokens
+
+
+def palette(tokens: dict[str, str]) -> QPalette:
+    """A palette from the same colours, for what the style sheet does not reach (menus,
+    scroll bars, dialogs)."""
+    result = QPalette()
+    role = QPalette.ColorRole
+    for name, token in (
+        (role.Window, "bg"), (role.WindowText, "text"), (role.Base, "surface"),
+        (role.AlternateBase, "sidebar"), (role.Text, "text"), (role.Button, "surface"),
+        (role.ButtonText, "text"), (role.ToolTipBase, "surface"), (role.ToolTipText, "text"),
+        (role.PlaceholderText, "muted"), (role.Highlight, "accent"),
+        (role.HighlightedText, "accent_text"), (role.Link, "accent"), (role.Mid, "border"),
+    ):  # fmt: skip
+        result.setColor(name, QColor(tokens[token]))
+    return result
 
 
 def follow_system(app: QApplication, on_change: object = None) -> None:
