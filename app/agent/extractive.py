@@ -21,6 +21,16 @@ from app.library.store import Store
 from app.retrieval.query import QUESTION_WORDS, stem, tokenize
 from app.retrieval.text import PageHit, SearchResult
 
+_ENDS_SENTENCE = re.compile(r"[.!?:;)\]]\s*$")
+_CONTINUES = re.compile(r"^[a-z0-9“\"(]")
+# Questions that ask for a value (a code, a voltage, a time) are answered by lines with one.
+_WANTS_VALUE = re.compile(
+    r"\b(how (many|long|much|often)|what (is|are) the (default|maximum|minimum)|voltage|"
+    r"current|capacity|rating|range|code|codes|pin|password|default|baud|timeout|delay|"
+    r"resistance|size|gauge|distance|temperature|frequency)\b",
+    re.I,
+)
+_VALUE = re.compile(r"\d")
 _BULLET = re.compile(r"^\s*[•●○◦▪■□◆◇►▶➢➤✓✔⚫⚪\-–*·]\s+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(“\"])")
 # The share of the question's term weight the best pages must hold, or the answer is that
@@ -136,7 +146,28 @@ def _units(store: Store, hit: PageHit, rank: int) -> list[Evidence]:
             continue
         context = chunk.heading.split(" > ")[-1]
         units.extend(_sentences(chunk.lines, hit, rank, context))
-    return _dedupe(units)
+    return _dedupe(_join_fragments(units))
+
+
+def _join_fragments(units: list[Evidence]) -> list[Evidence]:
+    """A sentence cut at a chunk boundary ('Factory Default is set to') continues in the
+    next unit when that one does not start a sentence of its own."""
+    out: list[Evidence] = []
+    for unit in units:
+        prev = out[-1] if out else None
+        if (
+            prev is not None
+            and not _ENDS_SENTENCE.search(prev.text)
+            and _CONTINUES.match(unit.text)
+            and "→" not in prev.text + unit.text
+        ):
+            box = union_box([prev.box, unit.box])
+            out[-1] = Evidence(
+                f"{prev.text} {unit.text}", prev.page_hit, prev.rank, box, context=prev.context
+            )
+        else:
+            out.append(unit)
+    return out
 
 
 def _sentences(lines: Sequence[TextLine], hit: PageHit, rank: int, heading: str) -> list[Evidence]:
@@ -196,10 +227,13 @@ def _score(
     query = embedder.embed([result.query.text])[0]
     cosine = vectors @ query
     scored = []
+    wants_value = bool(_WANTS_VALUE.search(result.query.text))
     for unit, cos in zip(units, cosine, strict=True):
         coverage = _coverage(f"{unit.context} {unit.text}", idf)
         ident = sum(1 for i in result.query.identifiers if i.lower() in unit.text.lower())
         score = coverage + 0.6 * float(np.clip(cos, 0, 1)) + 0.15 * ident - 0.05 * unit.rank
+        if wants_value and _VALUE.search(unit.text):
+            score += 0.1
         scored.append(
             Evidence(unit.text, unit.page_hit, unit.rank, unit.box, coverage, score, unit.context)
         )
@@ -221,7 +255,7 @@ def _compose(chosen: list[Evidence], support: float) -> ExtractiveAnswer:
         key = (unit.page_hit.document_id, unit.page_hit.page)
         number = pages.setdefault(key, len(pages) + 1)
         regions.setdefault(key, []).append(unit.box)
-        lead = f"{unit.context}: " if unit.context else ""
+        lead = f"{unit.context.rstrip(': ')}: " if unit.context else ""
         lines.append(f"- {lead}{unit.text} [{number}]")
     hits = {(u.page_hit.document_id, u.page_hit.page): u.page_hit for u in chosen}
     citations = tuple(
