@@ -125,21 +125,30 @@ MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
 
 
 def apply_migrations(db: apsw.Connection) -> list[str]:
-    """Apply every migration not yet recorded; returns the names applied."""
-    db.execute(
-        "CREATE TABLE IF NOT EXISTS migrations ("
-        " number INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
-    )
-    done = {row[0] for row in db.execute("SELECT number FROM migrations")}
-    applied = []
-    for number, migration in enumerate(MIGRATIONS, start=1):
-        if number in done:
-            continue
-        with db:
+    """Apply every migration not yet recorded; returns the names applied.
+
+    All of it runs under one write lock (BEGIN IMMEDIATE), so two connections opening a
+    new library at once (the window's answer and import workers) cannot both migrate.
+    """
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        db.execute(
+            "CREATE TABLE IF NOT EXISTS migrations ("
+            " number INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+        )
+        done = {row[0] for row in db.execute("SELECT number FROM migrations")}
+        applied = []
+        for number, migration in enumerate(MIGRATIONS, start=1):
+            if number in done:
+                continue
             migration(db)
             db.execute(
                 "INSERT INTO migrations(number, name, applied_at) VALUES (?, ?, datetime('now'))",
                 (number, migration.__name__),
             )
-        applied.append(migration.__name__)
+            applied.append(migration.__name__)
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
     return applied

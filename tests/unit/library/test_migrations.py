@@ -95,3 +95,26 @@ def test_a_store_whose_migration_fails_reports_a_store_error(
     monkeypatch.setattr(migrations, "MIGRATIONS", [*MIGRATIONS, m999_broken])
     with pytest.raises(StoreError, match="cannot migrate"):
         Store.memory()
+
+
+def test_two_connections_opening_a_new_library_at_once_both_succeed(tmp_path: Path) -> None:
+    import threading
+
+    from app.library.store import Store
+
+    errors: list[BaseException] = []
+    start = threading.Barrier(4)
+
+    def open_it() -> None:
+        try:
+            start.wait()
+            Store.open(tmp_path / "lib").close()
+        except BaseException as exc:  # collected and asserted below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=open_it) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
