@@ -19,6 +19,7 @@ import threading
 from multiprocessing.connection import Connection
 from typing import Any
 
+from app.library.library import Library
 from app.ui.lanes import AnswerLane
 from app.ui.messages import (
     AskRequest,
@@ -35,6 +36,7 @@ from app.ui.messages import (
     Reply,
     StopRequest,
     ThumbnailsRequest,
+    WorkerFailure,
     WorkerReady,
 )
 from app.ui.work_lanes import ImportLane, PagesLane
@@ -67,9 +69,15 @@ class Engine:
         self.pages = PagesLane("pages", settings, self.send)
 
     def start(self) -> None:
+        settings = self.config.settings
+        # Create and migrate the library once, before the lanes open it side by side: two
+        # connections migrating a new database at the same moment collide.
+        try:
+            Library.open(settings.library_dir).close()
+        except Exception as exc:
+            self.send(WorkerFailure(f"cannot open the library: {exc}"))
         for lane in (self.answers, self.imports, self.pages):
             lane.start()
-        settings = self.config.settings
         mode = f"LLM · {settings.llm}" if settings.llm else "no-LLM"
         models = tuple(m for m in (settings.embedder, settings.llm, settings.vlm) if m)
         self.send(WorkerReady(str(settings.library_dir), mode, models))

@@ -42,7 +42,11 @@ class Lane(threading.Thread):
         self.requests.put(None)
 
     def run(self) -> None:
-        self.library = Library.open(self.settings.library_dir)
+        try:
+            self.library = Library.open(self.settings.library_dir)
+        except Exception as exc:  # tell the window rather than die silently
+            self.send(WorkerFailure(f"cannot open the library: {exc}", self.name))
+            return
         while (request := self.requests.get()) is not None:
             try:
                 self.handle(request)

@@ -60,9 +60,14 @@ class WarmUp:
         QTimer.singleShot(0, self._next)
 
     def _next(self) -> None:
-        if self.steps:
+        if not self.steps:
+            return
+        try:
             self.steps.pop(0)()
-            QTimer.singleShot(0, self._next)
+        except RuntimeError:  # the window closed meanwhile (its widgets are gone): stop
+            self.steps.clear()
+            return
+        QTimer.singleShot(0, self._next)
 
     def _card(self) -> None:
         self.card = AnswerCard("Warm-up question?", "#2f6fde", self.host)
