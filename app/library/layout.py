@@ -111,12 +111,13 @@ def group_blocks(groups: Sequence[Sequence[TextLine]], body_size: float) -> list
     blocks: list[Block] = []
     current: list[TextLine] = []
     kind = "paragraph"
+    # A bullet or 'B.' set apart may end one layout block and its text start the next.
+    bullet: TextLine | None = None
+    enumerator: TextLine | None = None
     for group in groups:
         if kind != "list_item" or not current or not _continues(current[-1], group[0]):
             _flush(blocks, current, kind)
             current, kind = [], "paragraph"
-        bullet: TextLine | None = None
-        enumerator: TextLine | None = None
         for line in group:
             if not line.text.strip():
                 continue
