@@ -1,9 +1,11 @@
-"""What answers questions inside the worker: a small protocol and today's adapter.
+"""What answers questions inside the worker: a small protocol and its adapters.
 
-The worker only needs ``ask(question, history, cancel)`` yielding agent events. The full
-agent (``app.agent.service``) has that signature; until it is configured, the retrieval
-answerer is adapted to it here. Tests name a scripted answerer instead (see
-``EngineConfig.answerer``), so the window is exercised without any model.
+The worker only needs ``ask(question, history, cancel)`` yielding agent events, and
+optionally ``mode`` / ``mode_reason`` for the status bar. The default is the full agent
+(``app.agent.service.build_answerer``: LLM mode when a usable LLM is there, no-LLM mode
+otherwise); the single-search retrieval answerer is kept as an alternative. Tests name a
+scripted answerer instead (see ``EngineConfig.answerer``), so the window is exercised
+without any model.
 """
 
 from __future__ import annotations
@@ -55,6 +57,30 @@ class RetrievalAdapter:
 
 def retrieval_answerer(library: Library, settings: Settings) -> Answerer:
     return RetrievalAdapter(library, settings)
+
+
+class AgentAdapter:
+    """The agent's decision loop behind the Answerer protocol (history as plain pairs)."""
+
+    def __init__(self, library: Library, settings: Settings) -> None:
+        from app.agent.service import build_answerer
+
+        self._tree = build_answerer(library, settings)
+        self.mode: str = self._tree.mode
+        self.mode_reason: str = self._tree.mode_reason
+
+    def ask(
+        self,
+        question: str,
+        history: Sequence[Turn] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Iterator[Event]:
+        turns = [(turn.question, turn.answer) for turn in history or ()]
+        return self._tree.ask(question, turns, cancel)
+
+
+def agent_answerer(library: Library, settings: Settings) -> Answerer:
+    return AgentAdapter(library, settings)
 
 
 def load_factory(spec: str) -> AnswererFactory:

@@ -20,7 +20,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from app.library.library import Library
-from app.ui.lanes import AnswerLane
+from app.ui.lanes import WARM, AnswerLane
 from app.ui.messages import (
     AskRequest,
     CancelAnswer,
@@ -82,6 +82,7 @@ class Engine:
         models = tuple(m for m in (settings.embedder, settings.llm, settings.vlm) if m)
         self.send(WorkerReady(str(settings.library_dir), mode, models))
         self.pages.put("library")
+        self.answers.put(WARM)
 
     def stop(self) -> None:
         self.imports.cancel_all()

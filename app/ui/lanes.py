@@ -20,9 +20,26 @@ from app.agent.events import Done, Error, Token
 from app.config import Settings
 from app.library.library import Library
 from app.ui.answerers import load_factory
-from app.ui.messages import AnswerEvent, AskRequest, LibraryState, Reply, WorkerFailure
+from app.ui.messages import (
+    AnswerEvent,
+    AskRequest,
+    LibraryState,
+    Reply,
+    WorkerFailure,
+    WorkerReady,
+)
 
 Send = Callable[[Reply], None]
+WARM = "warm"  # asks the answer lane to build its answerer before the first question
+
+
+def mode_report(settings: Settings, answerer: Any) -> WorkerReady:
+    """The status bar's view of an answerer: its mode, its models, and why."""
+    reason = getattr(answerer, "mode_reason", "")
+    llm = reason.removeprefix("llm ") if answerer.mode == "llm" else ""
+    mode = f"LLM · {llm}" if llm else "no-LLM"
+    models = tuple(m for m in (settings.embedder, llm, settings.vlm) if m)
+    return WorkerReady(str(settings.library_dir), mode, models, reason)
 
 
 class Lane(threading.Thread):
@@ -100,13 +117,20 @@ class AnswerLane(Lane):
         return self.cancels.setdefault(job, threading.Event())
 
     def answerer(self) -> Any:
+        """The answerer, built again after the library changed (it caches what it read)."""
         if self._answerer is None or self._answerer[0] != self.library_version:
             assert self.library is not None
             made = load_factory(self.factory)(self.library, self.settings)
             self._answerer = (self.library_version, made)
+            if getattr(made, "mode", ""):
+                self.send(mode_report(self.settings, made))
         return self._answerer[1]
 
-    def handle(self, request: AskRequest) -> None:
+    def handle(self, request: AskRequest | str) -> None:
+        if request == WARM:
+            self.answerer()
+            return
+        assert isinstance(request, AskRequest)
         cancel = self.cancel_event(request.job)
         batcher = TokenBatcher(request.job, self.send, self.token_interval)
         started = time.perf_counter()

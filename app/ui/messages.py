@@ -15,7 +15,7 @@ from typing import Any, Literal
 from app.config import Settings
 from app.library.models import DocumentInfo
 
-DEFAULT_ANSWERER = "app.ui.answerers:retrieval_answerer"
+DEFAULT_ANSWERER = "app.ui.answerers:agent_answerer"
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +125,7 @@ class WorkerReady:
     library_dir: str
     mode: str
     models: tuple[str, ...] = ()
+    reason: str = ""  # why this mode (e.g. "no llm model (large enough) is installed")
 
 
 @dataclass(frozen=True, slots=True)

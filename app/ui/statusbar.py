@@ -36,6 +36,7 @@ class StatusBar(QStatusBar):
 
     def set_ready(self, ready: WorkerReady) -> None:
         self.mode.setText(ready.mode)
+        self.mode.setToolTip(ready.reason or ready.mode)
         names = ", ".join(ready.models)
         self.models.setText(f"Models: {names}" if names else "")
         self.models.setToolTip(f"Library: {ready.library_dir}")
