@@ -50,6 +50,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("model_id", nargs="?", help="repository id to download, e.g. org/name")
     p.add_argument("--library", type=Path, help=argparse.SUPPRESS)
 
+    p = with_library(sub.add_parser("screenshot", help="save a picture of the window"))
+    p.add_argument("out", type=Path)
+    p.add_argument("--question", default="", help="ask this first and wait for the answer")
+    p.add_argument("--view", choices=["main", "benchmark"], default="main")
+
     p = with_library(sub.add_parser("open", help="open the window (the default)"))
     return parser
 
@@ -311,6 +316,12 @@ def cmd_bench(args: argparse.Namespace, settings: Any) -> int:
     return 0
 
 
+def cmd_screenshot(args: argparse.Namespace, settings: Any) -> int:
+    from app.ui.screenshot import run_screenshot
+
+    return run_screenshot(settings, args.out, args.question, args.view)
+
+
 def cmd_open(args: argparse.Namespace, settings: Any) -> int:
     from app.ui.main import run_window
 
@@ -325,5 +336,6 @@ COMMANDS = {
     "ask": cmd_ask,
     "reindex": cmd_reindex,
     "models": cmd_models,
+    "screenshot": cmd_screenshot,
     "bench": cmd_bench,
 }
