@@ -77,7 +77,11 @@ class Lane(threading.Thread):
 
 class TokenBatcher:
     """Joins tokens that arrive within ``interval`` seconds, so the window gets ~25 updates
-    a second however fast the model streams; any other event flushes the tokens first."""
+    a second however fast the model streams; any other event flushes the tokens first.
+
+    A timer flushes tokens that would otherwise wait for the next one (a model pausing
+    mid-answer), so nothing sits unseen for longer than ``interval``.
+    """
 
     def __init__(self, job: int, send: Send, interval: float) -> None:
         self.job = job
@@ -85,17 +89,31 @@ class TokenBatcher:
         self.interval = interval
         self.pending: list[str] = []
         self.last = time.perf_counter()
+        self.lock = threading.Lock()
+        self.timer: threading.Timer | None = None
 
     def push(self, event: Any) -> None:
-        if isinstance(event, Token) and not getattr(event, "reset", False):
-            self.pending.append(event.text)
-            if time.perf_counter() - self.last >= self.interval:
-                self.flush()
-            return
-        self.flush()
-        self.send(AnswerEvent(self.job, event))
+        with self.lock:
+            if isinstance(event, Token) and not getattr(event, "reset", False):
+                self.pending.append(event.text)
+                if time.perf_counter() - self.last >= self.interval:
+                    self._flush()
+                elif self.timer is None:
+                    self.timer = threading.Timer(self.interval, self.flush)
+                    self.timer.daemon = True
+                    self.timer.start()
+                return
+            self._flush()
+            self.send(AnswerEvent(self.job, event))
 
     def flush(self) -> None:
+        with self.lock:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
         if self.pending:
             self.send(AnswerEvent(self.job, Token("".join(self.pending))))
             self.pending.clear()

@@ -30,6 +30,7 @@ from app.ui.evidence import EvidencePane
 from app.ui.menus import build_menus
 from app.ui.sidebar import LibraryPanel
 from app.ui.statusbar import StatusBar
+from app.ui.warmup import WarmUp
 from app.ui.widgets import named, repolish
 
 
@@ -62,7 +63,7 @@ class MainWindow(WindowCommands, QMainWindow):
         QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.stop_answer)
         self._connect()
         self.restore_state()
-        self.warm_up: object = None  # set by build_window; kept alive while it runs
+        self.warm_up: WarmUp | None = None  # set by build_window; kept alive while it runs
 
     def _build(self) -> None:
         self.library = named(LibraryPanel(self), "libraryPanel")

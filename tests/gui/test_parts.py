@@ -47,6 +47,15 @@ def test_tokens_are_batched_and_flushed_before_other_events():
     assert {e.job for e in sent} == {7}
 
 
+def test_tokens_waiting_for_a_pause_are_flushed_by_the_timer():
+    sent: list[AnswerEvent] = []
+    batcher = TokenBatcher(1, sent.append, interval=0.05)
+    batcher.push(Token("a"))
+    batcher.push(Token("b"))
+    time.sleep(0.2)
+    assert [e.event for e in sent] == [Token("ab")]
+
+
 def test_a_reset_token_is_never_merged_with_the_text_before_it():
     sent: list[AnswerEvent] = []
     batcher = TokenBatcher(1, sent.append, interval=10.0)
