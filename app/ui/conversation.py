@@ -89,6 +89,16 @@ class ConversationPanel(QWidget):
         self.scroller.setWidgetResizable(True)
         self.scroller.setFrameShape(QFrame.Shape.NoFrame)
         self.scroller.verticalScrollBar().rangeChanged.connect(self._follow)
+        bar = self._question_bar()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.scroller, 1)
+        layout.addLayout(bar)
+        self._at_bottom = True
+        self.scroller.verticalScrollBar().valueChanged.connect(self._note_position)
+
+    def _question_bar(self) -> QHBoxLayout:
         self.question = QuestionBox(self)
         self.question.submitted.connect(self.submit)
         self.ask_button = named(QPushButton("Ask"), "askButton")
@@ -99,13 +109,7 @@ class ConversationPanel(QWidget):
         bar.setSpacing(10)
         bar.addWidget(self.question, 1)
         bar.addWidget(self.ask_button, 0, Qt.AlignmentFlag.AlignBottom)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(0)
-        layout.addWidget(self.scroller, 1)
-        layout.addLayout(bar)
-        self._at_bottom = True
-        self.scroller.verticalScrollBar().valueChanged.connect(self._note_position)
+        return bar
 
     # ---- asking ----------------------------------------------------------------------------
     def submit(self) -> None:

@@ -76,6 +76,29 @@ class EvidencePane(QWidget):
         self._sharpen.setInterval(150)
         self._sharpen.timeout.connect(self._request_current)
         self.view.scale_changed.connect(lambda _s: self._sharpen.start())
+        header = self._header()
+        self.empty = named(
+            QLabel(
+                "Cited pages appear here, with the passages that support the answer highlighted."
+            ),
+            "evidenceEmpty",
+        )
+        self.empty.setWordWrap(True)
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.stack = QStackedWidget(self)
+        self.stack.addWidget(self.empty)
+        self.stack.addWidget(self.view)
+        self.strip = self._strip()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addLayout(header)
+        layout.addWidget(self.stack, 1)
+        layout.addWidget(self.strip)
+        self._update_header()
+
+    def _header(self) -> QHBoxLayout:
+        """Title, page number, previous/next and zoom buttons."""
         self.title = named(QLabel("Evidence"), "evidenceTitle")
         self.page_label = named(QLabel(""), "pageLabel")
         self.prev_button = self._tool("‹", "Previous page", lambda: self.step(-1))
@@ -88,33 +111,20 @@ class EvidencePane(QWidget):
         header.addWidget(self.title, 1)
         for widget in (self.page_label, self.prev_button, self.next_button, zoom_out, zoom_in, fit):
             header.addWidget(widget)
-        self.empty = named(
-            QLabel(
-                "Cited pages appear here, with the passages that support the answer highlighted."
-            ),
-            "evidenceEmpty",
-        )
-        self.empty.setWordWrap(True)
-        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.stack = QStackedWidget(self)
-        self.stack.addWidget(self.empty)
-        self.stack.addWidget(self.view)
-        self.strip = named(QListWidget(self), "thumbnailStrip")
-        self.strip.setViewMode(QListWidget.ViewMode.IconMode)
-        self.strip.setFlow(QListWidget.Flow.LeftToRight)
-        self.strip.setWrapping(False)
-        self.strip.setIconSize(QSize(64, 84))
-        self.strip.setFixedHeight(128)
-        self.strip.setSpacing(4)
-        self.strip.itemClicked.connect(self._strip_clicked)
-        self.strip.hide()
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(0)
-        layout.addLayout(header)
-        layout.addWidget(self.stack, 1)
-        layout.addWidget(self.strip)
-        self._update_header()
+        return header
+
+    def _strip(self) -> QListWidget:
+        """The thumbnails of every page the answer used, in one scrolling row."""
+        strip = named(QListWidget(self), "thumbnailStrip")
+        strip.setViewMode(QListWidget.ViewMode.IconMode)
+        strip.setFlow(QListWidget.Flow.LeftToRight)
+        strip.setWrapping(False)
+        strip.setIconSize(QSize(64, 84))
+        strip.setFixedHeight(128)
+        strip.setSpacing(4)
+        strip.itemClicked.connect(self._strip_clicked)
+        strip.hide()
+        return strip
 
     def _tool(self, text: str, tip: str, slot: object) -> QToolButton:
         button = named(QToolButton(self), "pageTool")

@@ -35,8 +35,35 @@ def _action(
     return action
 
 
+MENUS: dict[str, list[str | None]] = {
+    "&File": ["import", "import_folder", None, "reindex", "remove", None, "quit"],
+    "&Edit": ["copy_answer", "new_conversation", None, "find", "ask", None, "settings"],
+    "&View": ["zoom_in", "zoom_out", "fit", None, "prev_page", "next_page", None,
+              "reasoning", None, "library", "evidence"],
+    "&Window": ["minimize", "zoom_window", None, "main_view", "benchmark"],
+    "&Help": ["shortcuts", "about"],
+}  # fmt: skip
+
+
 def build_menus(window: MainWindow) -> dict[str, QAction]:
     """Create the menus on ``window``; returns the actions by a short name."""
+    actions = make_actions(window)
+    for name in ("library", "evidence"):
+        actions[name].setCheckable(True)
+        actions[name].setChecked(True)
+    bar = window.menuBar()
+    for title, names in MENUS.items():
+        menu = bar.addMenu(title)
+        for item in names:
+            if item is None:
+                menu.addSeparator()
+            else:
+                menu.addAction(actions[item])
+    return actions
+
+
+def make_actions(window: MainWindow) -> dict[str, QAction]:
+    """Every command of the window as an action with its shortcut."""
     w = window
     role = QAction.MenuRole
     key = QKeySequence.StandardKey
@@ -68,25 +95,6 @@ def build_menus(window: MainWindow) -> dict[str, QAction]:
         "shortcuts": _action(w, "&Keyboard Shortcuts", w.show_shortcuts, key.HelpContents),
         "about": _action(w, "&About Lantern", w.show_about, role=role.AboutRole),
     }  # fmt: skip
-    for name in ("library", "evidence"):
-        actions[name].setCheckable(True)
-        actions[name].setChecked(True)
-    layout: dict[str, list[str | None]] = {
-        "&File": ["import", "import_folder", None, "reindex", "remove", None, "quit"],
-        "&Edit": ["copy_answer", "new_conversation", None, "find", "ask", None, "settings"],
-        "&View": ["zoom_in", "zoom_out", "fit", None, "prev_page", "next_page", None,
-                  "reasoning", None, "library", "evidence"],
-        "&Window": ["minimize", "zoom_window", None, "main_view", "benchmark"],
-        "&Help": ["shortcuts", "about"],
-    }  # fmt: skip
-    bar = window.menuBar()
-    for title, names in layout.items():
-        menu = bar.addMenu(title)
-        for item in names:
-            if item is None:
-                menu.addSeparator()
-            else:
-                menu.addAction(actions[item])
     return actions
 
 

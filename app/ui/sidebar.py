@@ -83,17 +83,7 @@ class LibraryPanel(QWidget):
         self.stack.addWidget(self.drop_zone)
         self.stack.addWidget(self.list)
         self.queue = ImportQueue(self)
-        self.import_button = named(QPushButton("Import…"), "importButton")
-        self.import_button.clicked.connect(self.import_requested)
-        self.reindex_button = named(QPushButton("Re-index"), "secondaryButton")
-        self.reindex_button.clicked.connect(lambda: self._emit_for(self.reindex_requested))
-        self.remove_button = named(QPushButton("Remove"), "secondaryButton")
-        self.remove_button.clicked.connect(lambda: self._emit_for(self.remove_requested))
-        actions = QHBoxLayout()
-        actions.setContentsMargins(10, 6, 10, 10)
-        actions.addWidget(self.import_button, 1)
-        actions.addWidget(self.reindex_button)
-        actions.addWidget(self.remove_button)
+        actions = self._actions()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(6)
@@ -107,6 +97,21 @@ class LibraryPanel(QWidget):
         layout.addWidget(self.queue)
         layout.addLayout(actions)
         self._update_actions()
+
+    def _actions(self) -> QHBoxLayout:
+        """Import, re-index and remove buttons under the list."""
+        self.import_button = named(QPushButton("Import…"), "importButton")
+        self.import_button.clicked.connect(self.import_requested)
+        self.reindex_button = named(QPushButton("Re-index"), "secondaryButton")
+        self.reindex_button.clicked.connect(lambda: self._emit_for(self.reindex_requested))
+        self.remove_button = named(QPushButton("Remove"), "secondaryButton")
+        self.remove_button.clicked.connect(lambda: self._emit_for(self.remove_requested))
+        actions = QHBoxLayout()
+        actions.setContentsMargins(10, 6, 10, 10)
+        actions.addWidget(self.import_button, 1)
+        actions.addWidget(self.reindex_button)
+        actions.addWidget(self.remove_button)
+        return actions
 
     def set_documents(self, documents: list[DocumentInfo]) -> None:
         selected = self.selected()

@@ -25,6 +25,7 @@ LIGHT = {
     "accent_text": "#ffffff", "chip": "#eef3fd", "chip_border": "#c9d9f6",
     "error": "#c93b30", "success": "#2e7d4f", "warning": "#d9a030",
     "warning_bg": "#fdf3dc", "warning_text": "#7a5410", "highlight": "#f5b400",
+    "overlay": "rgba(47, 111, 222, 36)",
 }  # fmt: skip
 DARK = {
     "bg": "#1c1e22", "surface": "#25282d", "sidebar": "#202327", "canvas": "#141518",
@@ -33,6 +34,7 @@ DARK = {
     "accent_text": "#0f1620", "chip": "#22324d", "chip_border": "#34507e",
     "error": "#ef6b5f", "success": "#5cc38a", "warning": "#d9a030",
     "warning_bg": "#3b3120", "warning_text": "#f0cf8a", "highlight": "#ffc21a",
+    "overlay": "rgba(106, 156, 240, 48)",
 }  # fmt: skip
 
 

@@ -89,6 +89,12 @@ class MainWindow(WindowCommands, QMainWindow):
         self.views.addWidget(self.splitter)
         self.views.addWidget(self.benchmark)
         self.setCentralWidget(self.views)
+        self.drop_overlay = named(
+            QLabel("Drop PDF manuals or folders to import them"), "dropOverlay"
+        )
+        self.drop_overlay.setParent(self.views)
+        self.drop_overlay.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.drop_overlay.hide()
         self.status = StatusBar(self)
         self.setStatusBar(self.status)
 
@@ -165,8 +171,13 @@ class MainWindow(WindowCommands, QMainWindow):
             self.import_paths(paths)
 
     def _set_dragging(self, dragging: bool) -> None:
+        """Say where a drag would go: the whole window shows that it takes the drop."""
         self.library.drop_zone.setProperty("dragging", dragging)
         repolish(self.library.drop_zone)
+        if dragging:
+            self.drop_overlay.setGeometry(self.views.rect().adjusted(8, 8, -8, -8))
+            self.drop_overlay.raise_()
+        self.drop_overlay.setVisible(dragging)
 
     def import_paths(self, paths: list[str]) -> None:
         self.controller.import_paths(paths)

@@ -20,7 +20,9 @@ def drop(window, paths: list[Path]) -> None:  # type: ignore[no-untyped-def]
     enter = QDragEnterEvent(where, Qt.DropAction.CopyAction, mime, buttons, keys)
     QApplication.sendEvent(window, enter)
     assert enter.isAccepted()
+    assert window.drop_overlay.isVisible()
     QApplication.sendEvent(window, QDropEvent(where, Qt.DropAction.CopyAction, mime, buttons, keys))
+    assert not window.drop_overlay.isVisible()
 
 
 def test_empty_library_shows_the_drop_zone(make_window, tmp_path):
