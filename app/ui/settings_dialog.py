@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.config import Settings
+from app.runtime.model_files import RUNTIME_OVERHEAD
 from app.ui.messages import DownloadUpdate, ModelsListed
 from app.ui.settings_form import SettingsForm
 from app.ui.statusbar import format_bytes
@@ -37,7 +38,7 @@ PURPOSE = {
     "embedder": "Text search (embeddings)",
 }
 COLUMNS = ("Model", "Used for", "Size", "Memory", "Fits", "Where", "")
-MEMORY_OVERHEAD = 1.2  # loaded size over size on disk, as the registry estimates it
+COLUMN_WIDTHS = (240, 200, 70, 80, 40, 100, 96)
 
 
 def in_use(row: Any, settings: Settings) -> bool:
@@ -61,10 +62,7 @@ class ModelsDialog(QDialog):
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        self.table.horizontalHeader().setSectionResizeMode(
-            0, QHeaderView.ResizeMode.ResizeToContents
-        )
+        self._size_columns()
         self.note = named(QLabel("Looking for models…"), "docMeta")
         self.note.setWordWrap(True)
         self.form = SettingsForm(settings)
@@ -79,6 +77,15 @@ class ModelsDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(tabs)
         layout.addWidget(buttons)
+
+    def _size_columns(self) -> None:
+        header = self.table.horizontalHeader()
+        header.setMinimumSectionSize(36)
+        for column, width in enumerate(COLUMN_WIDTHS):
+            self.table.setColumnWidth(column, width)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.table.setWordWrap(True)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
 
     def _models_page(self) -> QWidget:
         page = QWidget()
@@ -121,7 +128,7 @@ class ModelsDialog(QDialog):
             f"{row.name}{used}",
             f"{row.kind}: {purpose}",
             format_bytes(row.size_bytes),
-            f"≈ {format_bytes(int(row.size_bytes * MEMORY_OVERHEAD))}",
+            f"≈ {format_bytes(int(row.size_bytes * RUNTIME_OVERHEAD))}",
             "yes" if row.fits else "no",
             row.location,
         )

@@ -33,6 +33,18 @@ def _bounds(name: str) -> tuple[float, float]:
     return low, high
 
 
+WORDS = {"llm": "LLM", "vlm": "VLM", "ocr": "OCR", "dpi": "DPI", "colqwen": "ColQwen",
+         "gb": "(GB)", "dir": "folder"}  # fmt: skip
+
+
+def label(name: str) -> str:
+    """A setting's name as a form label: "ocr_dpi" -> "OCR DPI", "library_dir" -> "Library
+    folder"."""
+    words = [WORDS.get(word, word) for word in name.split("_")]
+    text = " ".join(words)
+    return text[:1].upper() + text[1:]
+
+
 def make_editor(name: str, value: Any) -> Editor:
     annotation = Settings.model_fields[name].annotation
     low, high = _bounds(name)
@@ -82,7 +94,7 @@ class SettingsForm(QWidget):
             cell.setSpacing(2)
             cell.addWidget(editor)
             cell.addWidget(help_text)
-            form.addRow(name.replace("_", " ").capitalize(), cell)
+            form.addRow(label(name), cell)
         self.error = named(QLabel(""), "importDetail")
         self.error.setWordWrap(True)
         layout = QVBoxLayout(self)
