@@ -159,6 +159,12 @@ class AnswerCard(QFrame):
             return None
         return self.answer.citations[number - 1]
 
+    def source_labels(self) -> tuple[str, ...]:
+        """The answer's citations as "title p.N" labels, for follow-up questions."""
+        if self.answer is None:
+            return ()
+        return tuple(f"{c.title} p.{c.page}" for c in self.answer.citations)
+
     def copy(self) -> None:
         QGuiApplication.clipboard().setText(plain_answer(self.text))
         self.status.setText("Copied to the clipboard")

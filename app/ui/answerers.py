@@ -60,7 +60,7 @@ def retrieval_answerer(library: Library, settings: Settings) -> Answerer:
 
 
 class AgentAdapter:
-    """The agent's decision loop behind the Answerer protocol (history as plain pairs)."""
+    """The agent's decision loop behind the Answerer protocol."""
 
     def __init__(self, library: Library, settings: Settings) -> None:
         from app.agent.service import build_answerer
@@ -75,7 +75,9 @@ class AgentAdapter:
         history: Sequence[Turn] | None = None,
         cancel: threading.Event | None = None,
     ) -> Iterator[Event]:
-        turns = [(turn.question, turn.answer) for turn in history or ()]
+        from app.agent.state import Turn as AgentTurn
+
+        turns = [AgentTurn(t.question, t.answer, t.sources) for t in history or ()]
         return self._tree.ask(question, turns, cancel)
 
 

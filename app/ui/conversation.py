@@ -154,7 +154,11 @@ class ConversationPanel(QWidget):
 
     def history(self) -> list[Turn]:
         """Finished exchanges, oldest first, for follow-up questions."""
-        return [Turn(c.question, c.text) for c in self.cards.values() if not c.running and c.text]
+        return [
+            Turn(card.question, card.text, card.source_labels())
+            for card in self.cards.values()
+            if not card.running and card.text
+        ]
 
     def last_card(self) -> AnswerCard | None:
         return list(self.cards.values())[-1] if self.cards else None

@@ -34,6 +34,7 @@ class Turn:
 
     question: str
     answer: str
+    sources: tuple[str, ...] = ()  # citation labels, e.g. "Installation Manual p.6"
 
 
 # ---- requests (window -> worker) ---------------------------------------------------------

@@ -59,7 +59,8 @@ class ScriptedAnswerer:
         abstain = "unknown" in question
         text = ABSTAIN if abstain else ANSWER
         if history:
-            text = f"(Follow-up to {len(history)} earlier question.) " + text
+            cited = ", ".join(label for turn in history for label in turn.sources)
+            text = f"(Follow-up to {len(history)} earlier question, citing {cited}.) " + text
         for piece in _pieces(text, repeat=40 if slow else 1):
             if cancel is not None and cancel.is_set():
                 return

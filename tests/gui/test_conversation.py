@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from tests.gui.fakes import ABSTAIN, ANSWER
+from tests.gui.fakes import ABSTAIN, ANSWER, TITLE
 
 
 def ask(window, qtbot, question: str):  # type: ignore[no-untyped-def]
@@ -67,7 +67,7 @@ def test_follow_up_questions_carry_the_conversation(make_window, sample_library,
     qtbot.waitUntil(lambda: not first.running, timeout=20_000)
     second = ask(window, qtbot, "And how much current?")
     qtbot.waitUntil(lambda: not second.running, timeout=20_000)
-    assert second.text.startswith("(Follow-up to 1 earlier question.)")
+    assert second.text.startswith(f"(Follow-up to 1 earlier question, citing {TITLE} p.6.)")
     assert len(window.conversation.cards) == 2
 
 
