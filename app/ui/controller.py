@@ -19,6 +19,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QImage
 
+from app.agent.events import Done, Error
 from app.ui.messages import (
     AnswerEvent,
     AskRequest,
@@ -118,17 +119,32 @@ class Controller(QObject):
         if self.process.is_alive():
             self.process.terminate()
             self.process.join(timeout)
+        self._close_pipes()
+        self.process = None
+
+    def _lost(self) -> None:
+        """The worker died (a crash in a model or a PDF library): end the question it was
+        answering with an error, and start a new worker so Lantern keeps working."""
+        if self._stopping or self.process is None:
+            return
+        self.failure.emit("The background worker stopped unexpectedly; it has been restarted.")
+        if self.current_job:
+            message = "the background worker stopped while answering; please ask again"
+            self.answer_event.emit(self.current_job, Error(message, "answer", False))
+            self.answer_event.emit(self.current_job, Done(0.0))
+        self._close_pipes()
+        self.process = None
+        self.start()
+
+    def _close_pipes(self) -> None:
         if self.receiver is not None:
             self.receiver.notifier.setEnabled(False)
+            self.receiver.deleteLater()
+            self.receiver = None
         for conn in (self.conn, self.replies):
             if conn is not None:
                 conn.close()
         self.conn = self.replies = None
-        self.process = None
-
-    def _lost(self) -> None:
-        if not self._stopping:
-            self.failure.emit("The background worker stopped unexpectedly; restart Lantern.")
 
     def _send(self, request: Request) -> None:
         if self.conn is None:

@@ -138,7 +138,7 @@ class ConversationPanel(QWidget):
 
     def add_event(self, job: int, event: object) -> None:
         card = self.cards.get(job)
-        if card is None:
+        if card is None or not card.running:
             return
         card.add_event(event)
         if isinstance(event, Done):
@@ -153,11 +153,12 @@ class ConversationPanel(QWidget):
         self.ask_button.style().polish(self.ask_button)
 
     def history(self) -> list[Turn]:
-        """Finished exchanges, oldest first, for follow-up questions."""
+        """Answered exchanges, oldest first, for follow-up questions (a stopped or failed
+        answer is left out: its half-written text would mislead the next one)."""
         return [
             Turn(card.question, card.text, card.source_labels())
             for card in self.cards.values()
-            if not card.running and card.text
+            if not card.running and card.answer is not None
         ]
 
     def last_card(self) -> AnswerCard | None:

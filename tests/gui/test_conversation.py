@@ -3,6 +3,9 @@ history, and the reasoning timeline expands to its steps."""
 
 from __future__ import annotations
 
+import os
+import signal
+
 from PySide6.QtCore import Qt
 
 from tests.gui.fakes import ABSTAIN, ANSWER, TITLE
@@ -103,3 +106,16 @@ def test_copy_puts_the_answer_on_the_clipboard(make_window, sample_library, qtbo
     from PySide6.QtGui import QGuiApplication
 
     assert QGuiApplication.clipboard().text() == ANSWER.strip()
+
+
+def test_a_crashed_worker_ends_the_answer_and_is_restarted(make_window, sample_library, qtbot):
+    window = make_window(sample_library)
+    card = ask(window, qtbot, "slow: tell me everything about the AUX+ terminal")
+    qtbot.waitUntil(lambda: len(card.text) > 0, timeout=20_000)
+    with qtbot.waitSignal(window.controller.ready, timeout=30_000):
+        os.kill(window.controller.process.pid, signal.SIGKILL)
+        qtbot.waitUntil(lambda: not card.running, timeout=10_000)
+    assert "worker stopped while answering" in card.timeline.rows[-1].found.text()
+    again = ask(window, qtbot, "What voltage does the AUX+ terminal supply?")
+    qtbot.waitUntil(lambda: not again.running, timeout=20_000)
+    assert again.text == ANSWER
