@@ -73,6 +73,7 @@ class Controller(QObject):
     models_listed = Signal(object)  # ModelsListed
     download_update = Signal(object)  # DownloadUpdate
     failure = Signal(str)
+    restarted = Signal()  # the worker died and a new one started: its queue is gone
 
     def __init__(self, config: EngineConfig, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -135,6 +136,7 @@ class Controller(QObject):
         self._close_pipes()
         self.process = None
         self.start()
+        self.restarted.emit()
 
     def _close_pipes(self) -> None:
         if self.receiver is not None:

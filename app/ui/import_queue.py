@@ -145,6 +145,12 @@ class ImportQueue(QWidget):
             self.row(event.path).finish(event)
         self._changed()
 
+    def abandon(self, reason: str) -> None:
+        """Mark every queued or running file as failed (its worker is gone)."""
+        for row in self.active():
+            row.finish(FileResult(row.path, "failed", reason))
+        self._changed()
+
     def active(self) -> list[ImportRow]:
         return [r for r in self.rows.values() if r.state in ("queued", "running")]
 

@@ -109,6 +109,9 @@ class MainWindow(WindowCommands, QMainWindow):
         c.page_ready.connect(self.evidence.on_page_ready)
         c.thumbnails_ready.connect(self.evidence.on_thumbnails)
         c.failure.connect(lambda message: self.status.showMessage(message, 10_000))
+        c.restarted.connect(
+            lambda: lib.queue.abandon("the background worker stopped; import the file again")
+        )
         lib.import_requested.connect(self.choose_files)
         lib.remove_requested.connect(self.remove_document)
         lib.reindex_requested.connect(lambda doc: c.reindex(doc.id))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 from pathlib import Path
 
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
@@ -71,3 +73,16 @@ def test_a_broken_file_shows_its_reason(make_window, tmp_path, qtbot):
     assert row.detail.text() == "Failed: not a PDF file"
     assert row.property("state") == "failed"
     assert window.library.documents == []
+
+
+def test_imports_cut_short_by_a_worker_crash_say_so(
+    make_window, tmp_path, sample_manuals_dir, qtbot
+):
+    window = make_window(tmp_path / "library")
+    drop(window, [sample_manuals_dir / INSTALLATION])
+    row = window.library.queue.row(str(sample_manuals_dir / INSTALLATION))
+    qtbot.waitUntil(lambda: row.state == "running", timeout=20_000)
+    with qtbot.waitSignal(window.controller.restarted, timeout=20_000):
+        os.kill(window.controller.process.pid, signal.SIGKILL)
+    assert row.state == "failed"
+    assert "worker stopped" in row.detail.text()
