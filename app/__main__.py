@@ -12,4 +12,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    # The window's worker is a spawned process; a frozen macOS app must let it start.
+    import multiprocessing
+
+    multiprocessing.freeze_support()
     sys.exit(main())
