@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from app.library.models import Box, TextLine, union_box
 from app.library.symbols import searchable_text
@@ -23,8 +24,13 @@ class Region:
     score: float
 
 
+@lru_cache(maxsize=200_000)
+def _line_tokens(text: str) -> frozenset[str]:
+    return frozenset(tokenize(searchable_text(text)))
+
+
 def line_score(line: TextLine, idf: Mapping[str, float], identifiers: Sequence[str]) -> float:
-    tokens = set(tokenize(searchable_text(line.text)))
+    tokens = _line_tokens(line.text)
     score = sum(idf.get(t, 0.0) for t in tokens)
     text = line.text.lower().replace(" ", "")
     for ident in identifiers:

@@ -74,6 +74,7 @@ class TextSearch:
     ) -> None:
         self.store = store
         self.rerank_depth = rerank_depth
+        self._pages_seen: dict[tuple[int, int], list[StoredChunk]] = {}
         self.embedder = embedder
         self.candidates = candidates
         self.vectors = VectorIndex(store)
@@ -87,6 +88,7 @@ class TextSearch:
     ) -> SearchResult:
         """The ``k`` best pages for a question, optionally within some documents."""
         timings: dict[str, float] = {}
+        self._pages_seen = {}
         t0 = time.perf_counter()
         docs = {d.id: d for d in self.store.list_documents()}
         query = analyse(text, list(docs.values()))
@@ -127,6 +129,13 @@ class TextSearch:
         timings["total"] = time.perf_counter() - t0
         confidence = hits[0].confidence if hits else 0.0
         return SearchResult(query, tuple(hits), confidence, timings)
+
+    def _page_chunks(self, doc_id: int, page: int) -> list[StoredChunk]:
+        """A page's chunks, read once per search (re-rank and hits both need them)."""
+        key = (doc_id, page)
+        if key not in self._pages_seen:
+            self._pages_seen[key] = self.store.page_chunks(doc_id, page)
+        return self._pages_seen[key]
 
     # ---- candidate lists -------------------------------------------------------------
     def _idf(self, terms: Sequence[str]) -> dict[str, float]:
@@ -231,7 +240,7 @@ class TextSearch:
         top = ranked[0][1] or 1.0
         rescored = []
         for (doc_id, page), score in ranked:
-            page_chunks = self.store.page_chunks(doc_id, page)
+            page_chunks = self._page_chunks(doc_id, page)
             vectors = self.vectors.get([c.id for c in page_chunks])
             cos = max((float(v @ qvec) for v in vectors.values()), default=0.0)
             lines = _dedupe([ln for c in page_chunks for ln in c.lines]) or list(
@@ -261,7 +270,7 @@ class TextSearch:
                 (c for c in chunks.values() if c.document_id == doc_id and c.page == page),
                 key=lambda c: -fused.get(c.id, 0.0),
             )
-            lines = [ln for c in self.store.page_chunks(doc_id, page) for ln in c.lines]
+            lines = [ln for c in self._page_chunks(doc_id, page) for ln in c.lines]
             if not lines:
                 lines = list(self.store.page_lines(doc_id, page))
             regions = select_regions(_dedupe(lines), idf, query.identifiers)
@@ -350,8 +359,9 @@ def window_coverage(
     base = _found(stems_of(context), wanted, aliases)
     # Per line, only the wanted stems it holds: windows then union a few tiny sets.
     hits = [_found(stems_of(text), wanted, aliases) for text in lines]
-    best = 0.0
-    for start in range(max(len(lines), 1)):
+    best = sum(wanted[t] for t in base) / total
+    # A window gains nothing by starting on a line without a question term.
+    for start in (i for i, stems in enumerate(hits) if stems):
         found, size = set(base), 0
         for offset, stems in enumerate(hits[start:]):
             size += len(lines[start + offset])
@@ -359,6 +369,8 @@ def window_coverage(
                 break
             found |= stems
         best = max(best, sum(wanted[t] for t in found) / total)
+        if best >= 0.999:
+            break
     return best
 
 
