@@ -23,6 +23,7 @@ from app.library.chunking import chunk_pages, embedding_text
 from app.library.embedding import Embedder, make_embedder
 from app.library.extract import RawPage, build_page, document_title, read_page
 from app.library.images import RenderError, render_thumbnail
+from app.library.import_events import ImportEvent, ImportProgress, ImportResult
 from app.library.layout import body_font_size, furniture_keys, group_lines_by_gap
 from app.library.library import Library
 from app.library.models import PageContent, TextLine
@@ -31,36 +32,6 @@ from app.library.profile import build_profile
 from app.library.store import NewDocument, PageRecord
 from app.library.symbols import searchable_text
 from app.library.textquality import needs_ocr
-
-Phase = Literal[
-    "hashing", "reading text", "OCR", "embedding", "page images", "saving", "visual embedding"
-]
-
-
-@dataclass(frozen=True, slots=True)
-class ImportProgress:
-    path: str
-    phase: Phase
-    done: int
-    total: int
-    eta_s: float | None = None
-    message: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class ImportResult:
-    path: str
-    status: Literal["imported", "skipped", "failed"]
-    reason: str = ""
-    document_id: int | None = None
-    title: str = ""
-    pages: int = 0
-    ocr_pages: int = 0
-    seconds: float = 0.0
-    warnings: tuple[str, ...] = ()
-
-
-ImportEvent = ImportProgress | ImportResult
 
 
 class ImportFailure(Exception):

@@ -10,9 +10,10 @@ This module imports no Qt and nothing heavy: both sides load it at start-up.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from app.config import Settings
+from app.library.import_events import ImportProgress, ImportResult
 from app.library.models import DocumentInfo
 
 DEFAULT_ANSWERER = "app.ui.answerers:agent_answerer"
@@ -145,31 +146,9 @@ class AnswerEvent:
     event: Any  # app.agent.events.Event
 
 
-@dataclass(frozen=True, slots=True)
-class FileProgress:
-    """The importer's ImportProgress, copied so the window need not import the importer."""
-
-    path: str
-    phase: str
-    done: int
-    total: int
-    eta_s: float | None = None
-    message: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class FileResult:
-    """The importer's ImportResult (see FileProgress)."""
-
-    path: str
-    status: Literal["imported", "skipped", "failed"]
-    reason: str = ""
-    document_id: int | None = None
-    title: str = ""
-    pages: int = 0
-    ocr_pages: int = 0
-    seconds: float = 0.0
-    warnings: tuple[str, ...] = ()
+# The importer's events cross to the window as they are: their module is dataclasses only.
+FileProgress = ImportProgress
+FileResult = ImportResult
 
 
 @dataclass(frozen=True, slots=True)
