@@ -160,7 +160,7 @@ class Importer:
                     f"{len(unread)} page(s) look scanned but OCR is off (setting ocr_engine);"
                     f" their text is not searchable: pages {_page_list(unread)}",
                 )
-            title = document_title(doc, raws[0] if raws else None, path.stem)
+            title = document_title(doc, raws[0] if raws else None, _readable(path.stem))
         yield ImportProgress(str(path), "saving", 0, 1)
         copy = self.library.keep_copy(data, sha)
         new = NewDocument(
@@ -390,3 +390,8 @@ def reembed(library: Library, embedder: Embedder) -> Iterator[ImportProgress]:
             f"re-embedding with {embedder.name}",
         )
     store.replace_vectors([cid for cid, _ in rows], np.concatenate(parts), embedder.name)
+
+
+def _readable(stem: str) -> str:
+    """A file name as a title when the PDF has none: 'Ademco_685_Manual' -> 'Ademco 685 Manual'."""
+    return " ".join(stem.replace("_", " ").split())
