@@ -18,13 +18,12 @@ from typing import Any
 from app.runtime.types import (
     Cancel,
     ChatMessage,
-    Completion,
     FinishReason,
     GenerationParams,
     StopFilter,
+    StreamJoin,
     TokenEvent,
     cancel_checker,
-    join_events,
 )
 
 _TOKEN = re.compile(r"\s*\S+|\s+")
@@ -40,7 +39,7 @@ class FakeCall:
     params: GenerationParams
 
 
-class FakeLLM:
+class FakeLLM(StreamJoin):
     """Scripted LLM: replies come from a queue, in order; an empty queue is an error.
 
     Args:
@@ -95,28 +94,6 @@ class FakeLLM:
         chat = [dict(m) for m in messages]
         self.calls.append(FakeCall(chat, params))
         return self._stream(self._next_reply(chat), params, cancel_checker(cancel))
-
-    def complete(
-        self,
-        messages: Sequence[ChatMessage],
-        *,
-        max_tokens: int = 512,
-        temperature: float = 0.0,
-        top_p: float = 1.0,
-        stop: Sequence[str] = (),
-        cancel: Cancel = None,
-    ) -> Completion:
-        """The whole reply at once: a thin join over ``stream``."""
-        return join_events(
-            self.stream(
-                messages,
-                max_tokens=max_tokens,
-                temperature=temperature,
-                top_p=top_p,
-                stop=stop,
-                cancel=cancel,
-            )
-        )
 
     def _next_reply(self, messages: list[dict[str, Any]]) -> str:
         if self._queue:

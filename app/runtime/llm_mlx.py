@@ -19,14 +19,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.runtime.types import (
     Cancel,
     ChatMessage,
-    Completion,
     FinishReason,
     GenerationParams,
     StopFilter,
+    StreamJoin,
     TokenEvent,
     cancel_checker,
     hub_offline,
-    join_events,
 )
 
 
@@ -100,7 +99,7 @@ def common_prefix_length(a: Sequence[int], b: Sequence[int]) -> int:
     return n
 
 
-class MlxLLM:
+class MlxLLM(StreamJoin):
     """A chat LLM in a local Hugging Face / MLX folder, loaded on first use.
 
     Args:
@@ -168,28 +167,6 @@ class MlxLLM:
         )
         chat = [dict(m) for m in messages]
         return self._stream(chat, params, cancel_checker(cancel))
-
-    def complete(
-        self,
-        messages: Sequence[ChatMessage],
-        *,
-        max_tokens: int = 512,
-        temperature: float = 0.0,
-        top_p: float = 1.0,
-        stop: Sequence[str] = (),
-        cancel: Cancel = None,
-    ) -> Completion:
-        """The whole reply at once: a thin join over ``stream``."""
-        return join_events(
-            self.stream(
-                messages,
-                max_tokens=max_tokens,
-                temperature=temperature,
-                top_p=top_p,
-                stop=stop,
-                cancel=cancel,
-            )
-        )
 
     def count_tokens(self, messages: Sequence[ChatMessage]) -> int:
         """Prompt length of ``messages`` in tokens, as the model would see it.

@@ -189,3 +189,41 @@ def hub_offline() -> Iterator[None]:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
+
+
+class StreamJoin:
+    """``complete()`` for a chat backend: the thin join over its ``stream()``."""
+
+    def stream(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        top_p: float = 1.0,
+        stop: Sequence[str] = (),
+        cancel: Cancel = None,
+    ) -> Iterator[TokenEvent]:
+        raise NotImplementedError
+
+    def complete(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        top_p: float = 1.0,
+        stop: Sequence[str] = (),
+        cancel: Cancel = None,
+    ) -> Completion:
+        """The whole reply at once: a thin join over ``stream``."""
+        return join_events(
+            self.stream(
+                messages,
+                max_tokens=max_tokens,
+                temperature=temperature,
+                top_p=top_p,
+                stop=stop,
+                cancel=cancel,
+            )
+        )
