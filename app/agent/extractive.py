@@ -222,14 +222,15 @@ def _score(
 ) -> list[Evidence]:
     # Only the lexically closest units are embedded: the rest cannot win, and embedding a
     # few dozen short texts instead of a few hundred keeps an answer well under a second.
-    units = sorted(units, key=lambda u: -_coverage(f"{u.context} {u.text}", idf))[:MAX_EMBEDDED]
-    vectors = embedder.embed([f"{u.context} {u.text}".strip() for u in units])
+    ranked = sorted(
+        ((_coverage(f"{u.context} {u.text}", idf), u) for u in units), key=lambda cu: -cu[0]
+    )[:MAX_EMBEDDED]
+    vectors = embedder.embed([f"{u.context} {u.text}".strip() for _, u in ranked])
     query = embedder.embed([result.query.text])[0]
     cosine = vectors @ query
     scored = []
     wants_value = bool(_WANTS_VALUE.search(result.query.text))
-    for unit, cos in zip(units, cosine, strict=True):
-        coverage = _coverage(f"{unit.context} {unit.text}", idf)
+    for (coverage, unit), cos in zip(ranked, cosine, strict=True):
         ident = sum(1 for i in result.query.identifiers if i.lower() in unit.text.lower())
         score = coverage + 0.6 * float(np.clip(cos, 0, 1)) + 0.15 * ident - 0.05 * unit.rank
         if wants_value and _VALUE.search(unit.text):
@@ -239,10 +240,6 @@ def _score(
         )
     scored.sort(key=lambda u: -u.score)
     return scored
-
-
-def _joint_coverage(units: Sequence[Evidence], idf: dict[str, float]) -> float:
-    return _coverage(" ".join(u.text for u in units), idf)
 
 
 def _compose(chosen: list[Evidence], support: float) -> ExtractiveAnswer:
