@@ -1,11 +1,12 @@
-"""Retrieval and answer metrics: Hit@k, MRR, manual accuracy, key-fact recall, abstention."""
+"""Retrieval and answer metrics: Hit@k, MRR, manual accuracy, key-fact recall, abstention,
+and the mean judge score."""
 
 from __future__ import annotations
 
 import re
 import statistics
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from app.bench.dataset import BenchItem
@@ -21,7 +22,7 @@ def fact_found(fact: str, answer: str) -> bool:
     return f in a or f.replace(" ", "") in a.replace(" ", "")
 
 
-def first_hit_rank(item: BenchItem, pages: Sequence[dict[str, Any]]) -> int | None:
+def first_hit_rank(item: BenchItem, pages: Sequence[Mapping[str, Any]]) -> int | None:
     gold = item.gold_pages()
     for rank, page in enumerate(pages, start=1):
         if (page["document"], page["page"]) in gold:
@@ -83,9 +84,14 @@ def _block(items: Sequence[BenchItem], records: Sequence[dict[str, Any]]) -> dic
         if unans
         else None,
         "false_abstentions": sum(r["abstained"] for _, r in answerable),
+        "judge_mean": _mean([r["judge"]["score"] for r in records if r.get("judge")]),
         "latency_p50_s": _pct(latencies, 50),
         "latency_p95_s": _pct(latencies, 95),
     }
+
+
+def _mean(values: list[float]) -> float | None:
+    return round(statistics.fmean(values), 1) if values else None
 
 
 def _rate(ranks: list[int | None], k: int, n: int) -> float | None:

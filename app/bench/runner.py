@@ -1,5 +1,5 @@
 """Running a dataset blind: every question goes to the answerer without its ground truth;
-only the scoring step sees the answers."""
+only the scoring step and the judge see the answers."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any
 
 from app.agent.events import Answer, Event, Result
 from app.bench.dataset import BenchItem
+from app.bench.judge import Judge, KeyFactJudge
 from app.bench.metrics import score_record, summarise
 
 AskFn = Callable[[str], Iterator[Event]]
@@ -17,23 +18,54 @@ AskFn = Callable[[str], Iterator[Event]]
 
 @dataclass(frozen=True, slots=True)
 class BenchProgress:
+    """One question done; ``record`` is its finished record (answer, score, judge)."""
+
     done: int
     total: int
     item_id: str
     rank: int | None
+    record: dict[str, Any] | None = None
 
 
-def run_bench(items: Sequence[BenchItem], ask: AskFn) -> Iterator[BenchProgress | dict[str, Any]]:
-    """Yields progress per question, then ``{"summary": ..., "records": [...]}``."""
-    records = []
-    for done, item in enumerate(items, start=1):
-        record = ask_blind(item.query, ask)
-        record["id"] = item.id
-        record["category"] = item.category
-        record["score"] = score_record(item, record)
+def run_bench(
+    items: Sequence[BenchItem],
+    ask: AskFn,
+    *,
+    judge: Judge | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> Iterator[BenchProgress | dict[str, Any]]:
+    """Yields progress per question, then ``{"summary", "records", "stopped"}``.
+
+    ``judge`` defaults to the deterministic key-fact judge. ``should_stop`` is asked before
+    each question; once it says yes, the summary covers the questions done so far.
+    """
+    judge = judge or KeyFactJudge()
+    done_items: list[BenchItem] = []
+    records: list[dict[str, Any]] = []
+    stopped = False
+    for item in items:
+        if should_stop is not None and should_stop():
+            stopped = True
+            break
+        record = judge_record(item, ask_blind(item.query, ask), judge)
+        done_items.append(item)
         records.append(record)
-        yield BenchProgress(done, len(items), item.id, record["score"]["rank"])
-    yield {"summary": summarise(items, records), "records": records}
+        yield BenchProgress(len(records), len(items), item.id, record["score"]["rank"], record)
+    summary = summarise(done_items, records)
+    summary["judge_method"] = judge.method
+    summary["judge_fallbacks"] = sum(r["judge"]["method"] != judge.method for r in records)
+    summary["questions_planned"] = len(items)
+    yield {"summary": summary, "records": records, "stopped": stopped}
+
+
+def judge_record(item: BenchItem, record: dict[str, Any], judge: Judge) -> dict[str, Any]:
+    """Add the item's id, category and question, its scores and the judge's verdict."""
+    record.update(id=item.id, category=item.category, query=item.query)
+    record["score"] = score_record(item, record)
+    started = time.perf_counter()
+    record["judge"] = judge.judge(item, record["answer"], record["abstained"]).to_dict()
+    record["timings"]["judge"] = round(time.perf_counter() - started, 4)
+    return record
 
 
 def ask_blind(question: str, ask: AskFn) -> dict[str, Any]:
@@ -70,6 +102,7 @@ def format_summary(summary: dict[str, Any]) -> str:
         "key_fact_recall",
         "abstention_accuracy",
         "false_abstentions",
+        "judge_mean",
         "latency_p50_s",
         "latency_p95_s",
     ]
@@ -83,6 +116,7 @@ def format_summary(summary: dict[str, Any]) -> str:
         "facts",
         "abstain",
         "false-abst",
+        "judge",
         "p50 s",
         "p95 s",
     ]
