@@ -54,6 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("out", type=Path)
     p.add_argument("--question", default="", help="ask this first and wait for the answer")
     p.add_argument("--view", choices=["main", "benchmark"], default="main")
+    p.add_argument(
+        "--dataset",
+        type=Path,
+        help="with --view benchmark and no saved run: the dataset to run (default: the samples)",
+    )
 
     p = with_library(sub.add_parser("open", help="open the window (the default)"))
     return parser
@@ -282,7 +287,9 @@ def cmd_ask(args: argparse.Namespace, settings: Any) -> int:
 
 def cmd_bench(args: argparse.Namespace, settings: Any) -> int:
     from app.bench.dataset import DatasetError, load_dataset
+    from app.bench.judge import make_judge
     from app.bench.runner import BenchProgress, format_summary, run_bench
+    from app.bench.runs import RunMeta, RunStore, now_iso, runs_dir
 
     try:
         items = load_dataset(args.dataset)
@@ -292,16 +299,38 @@ def cmd_bench(args: argparse.Namespace, settings: Any) -> int:
     from app.bench.regions import region_figures, summarise_regions
 
     library, answerer = _answerer(settings)
+    judge = make_judge(answerer.resources.llm)
+    started = now_iso()
     output: dict[str, Any] = {}
-    for event in run_bench(items, answerer.ask):
+    for event in run_bench(items, answerer.ask, judge=judge):
         if isinstance(event, BenchProgress):
             hit = f"hit at {event.rank}" if event.rank else "no hit"
-            print(f"[{event.done}/{event.total}] {event.item_id}: {hit}", file=sys.stderr)
+            score = event.record["judge"]["score"] if event.record else "-"
+            print(
+                f"[{event.done}/{event.total}] {event.item_id}: {hit}, judge {score}",
+                file=sys.stderr,
+            )
         else:
             output = event
-    for item, record in zip(items, output["records"], strict=True):
+    for item, record in zip(items, output["records"], strict=False):
         record["regions"] = region_figures(library.store, item, record)
-    output["summary"]["regions"] = summarise_regions(items, output["records"])
+    output["summary"]["regions"] = summarise_regions(
+        items[: len(output["records"])], output["records"]
+    )
+    llm_mode = answerer.mode == "llm"
+    meta = RunMeta(
+        dataset_path=str(args.dataset.resolve()),
+        dataset_name=args.dataset.stem,
+        library_path=str(library.root),
+        started=started,
+        finished=now_iso(),
+        mode=answerer.mode_reason.removeprefix("llm ") if llm_mode else "no-LLM",
+        judge_method=judge.method,
+        program_version=_program_version(library.programs_dir) if llm_mode else None,
+        questions=len(output["records"]),
+        stopped=output["stopped"],
+    )
+    saved = RunStore(runs_dir(library.root)).save(output, meta)
     library.close()
     print(format_summary(output["summary"]))
     regions = output["summary"]["regions"]
@@ -309,6 +338,8 @@ def cmd_bench(args: argparse.Namespace, settings: Any) -> int:
         f"regions: {regions['region_fact_recall']} of key facts under the highlights,"
         f" covering {regions['region_page_share']} of a cited page on average"
     )
+    print(f"judge: {judge.method} ({judge.description})")
+    print(f"saved run {saved.id} in {saved.path.parent}", file=sys.stderr)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(output, indent=1, ensure_ascii=False), encoding="utf-8")
@@ -316,10 +347,23 @@ def cmd_bench(args: argparse.Namespace, settings: Any) -> int:
     return 0
 
 
+def _program_version(programs_dir: Path) -> str | None:
+    """The optimised program version the agent loads, once app.bench.optimize provides it."""
+    import importlib
+
+    try:
+        optimize = importlib.import_module("app.bench.optimize")
+    except ImportError:
+        return None
+    version = getattr(optimize, "latest_program_version", lambda _: None)(programs_dir)
+    return str(version) if version else None
+
+
 def cmd_screenshot(args: argparse.Namespace, settings: Any) -> int:
     from app.ui.screenshot import run_screenshot
 
-    return run_screenshot(settings, args.out, args.question, args.view)
+    dataset = str(args.dataset) if args.dataset else ""
+    return run_screenshot(settings, args.out, args.question, args.view, dataset)
 
 
 def cmd_open(args: argparse.Namespace, settings: Any) -> int:
