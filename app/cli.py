@@ -348,15 +348,19 @@ def cmd_bench(args: argparse.Namespace, settings: Any) -> int:
 
 
 def _program_version(programs_dir: Path) -> str | None:
-    """The optimised program version the agent loads, once app.bench.optimize provides it."""
+    """The optimised program version the agent loads (None until the optimiser has saved one;
+    looked up by name so the bench runs whether or not the optimiser is part of this build)."""
     import importlib
 
-    try:
-        optimize = importlib.import_module("app.bench.optimize")
-    except ImportError:
-        return None
-    version = getattr(optimize, "latest_program_version", lambda _: None)(programs_dir)
-    return str(version) if version else None
+    for module in ("app.bench.optimize", "app.agent.service"):
+        try:
+            find = getattr(importlib.import_module(module), "latest_program_version", None)
+        except ImportError:
+            continue
+        if find is not None:
+            version = find(programs_dir)
+            return str(version) if version else None
+    return None
 
 
 def cmd_screenshot(args: argparse.Namespace, settings: Any) -> int:
