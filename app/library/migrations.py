@@ -116,11 +116,34 @@ def m004_page_fts(db: apsw.Connection) -> None:
     )
 
 
+def m005_feedback(db: apsw.Connection) -> None:
+    # The technician's verdicts on answers (thumbs, the right page), kept with the question,
+    # the agent's steps and what it answered, so they can feed the prompt optimiser. Pages
+    # are named by file name, like citations, so a removed manual does not orphan them.
+    db.execute(
+        """
+        CREATE TABLE feedback (
+            id INTEGER PRIMARY KEY,
+            created TEXT NOT NULL,
+            question TEXT NOT NULL,
+            answer TEXT NOT NULL DEFAULT '',
+            abstained INTEGER NOT NULL DEFAULT 0,
+            rating INTEGER NOT NULL DEFAULT 0 CHECK (rating IN (-1, 0, 1)),
+            right_pages TEXT NOT NULL DEFAULT '[]',
+            decisions TEXT NOT NULL DEFAULT '[]',
+            citations TEXT NOT NULL DEFAULT '[]',
+            pages TEXT NOT NULL DEFAULT '[]'
+        );
+        """
+    )
+
+
 MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     m001_initial,
     m002_vectors,
     m003_visual,
     m004_page_fts,
+    m005_feedback,
 ]
 
 
