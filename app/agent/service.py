@@ -5,12 +5,21 @@ picks LLM mode when an LLM is named in the settings or an installed one is large
 to follow the decision format, and no-LLM mode otherwise (the default on a fresh
 machine). The choice and its reason are on the agent (``mode``, ``mode_reason``), and
 ``Conversation`` keeps the turns of a chat so follow-up questions have their context.
+
+Optimised prompt programs live in the library's ``programs/`` folder, one folder per
+version (``programs/v0003/decide.json``, ``answer.json``, ``meta.json``); the newest is
+loaded at start. The older flat layout (``programs/decide.json``) is still read.
 """
 
 from __future__ import annotations
 
+import json
 import logging
-from collections.abc import Callable, Iterator
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,6 +42,8 @@ log = logging.getLogger(__name__)
 # one in the settings still uses it.
 MIN_AUTO_LLM_BYTES = int(0.8 * 1024**3)
 OFF = frozenset({"none", "off", "no", "no-llm", "false", "0"})
+VERSION_DIR = re.compile(r"^v(\d{4,})$")
+PROGRAM_NAMES = ("decide", "answer")
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,15 +166,87 @@ def programs(tree: Tree) -> dict[str, Any]:
     return found
 
 
-def load_programs(tree: Tree, folder: Path) -> list[str]:
-    """Load the saved programs (``<folder>/<name>.json``) there are; returns their names.
-    A file that does not load is reported in the log and the built-in program kept; the
-    rule that manual text is data is put back if an optimiser rewrote it away."""
+def set_programs(tree: Tree, found: Mapping[str, Any]) -> None:
+    """Make the agent run these programs (by name, as ``programs`` gives them): the
+    optimiser's candidates are run by the real loop this way."""
+    from app.agent.tools.answer import AnswerTool
+
+    if "decide" in found and tree.policy is not None:
+        tree.policy.program = found["decide"]
+    answer = tree.by_name.get("answer")
+    if "answer" in found and isinstance(answer, AnswerTool):
+        answer._program = found["answer"]
+
+
+def program_versions(folder: Path) -> list[str]:
+    """The saved versions in a programs folder (``v0001``...), oldest first."""
+    if not folder.is_dir():
+        return []
+    found = [
+        (int(m.group(1)), p.name) for p in folder.iterdir() if (m := VERSION_DIR.match(p.name))
+    ]
+    return [name for _, name in sorted(found) if (folder / name).is_dir()]
+
+
+def latest_program_version(folder: Path) -> str | None:
+    """The newest saved version with a program in it, or None (built-in prompts)."""
+    for name in reversed(program_versions(folder)):
+        if any((folder / name / f"{p}.json").is_file() for p in PROGRAM_NAMES):
+            return name
+    return None
+
+
+def program_version(tree: Tree) -> str | None:
+    """The saved version ``load_programs`` put into the agent (None: built-in or flat files)."""
+    version = getattr(tree, "program_version", None)
+    return version if isinstance(version, str) else None
+
+
+def save_programs(found: Mapping[str, Any], folder: Path, meta: Mapping[str, Any]) -> Path:
+    """Save programs as the next version folder with ``meta.json``; returns the folder.
+
+    Written into a temporary folder first and renamed, so the loader never sees half a
+    version. The rule that manual text is data is put back into any instructions an
+    optimiser rewrote without it, so what is saved is exactly what will be loaded.
+    """
     from app.agent.context import DATA_RULE
 
+    folder.mkdir(parents=True, exist_ok=True)
+    numbers = [int(v[1:]) for v in program_versions(folder)]
+    version = f"v{max(numbers, default=0) + 1:04d}"
+    staging = Path(tempfile.mkdtemp(dir=folder, prefix=f".{version}-"))
+    try:
+        for name, program in found.items():
+            for predictor in program.predictors():
+                if DATA_RULE not in predictor.signature.instructions:
+                    predictor.signature = predictor.signature.append_instructions(DATA_RULE)
+            program.save(str(staging / f"{name}.json"))
+        record = {"version": version, **meta}
+        text = json.dumps(record, indent=1, ensure_ascii=False, default=str)
+        (staging / "meta.json").write_text(text, encoding="utf-8")
+        os.replace(staging, folder / version)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return folder / version
+
+
+def load_programs(tree: Tree, folder: Path) -> list[str]:
+    """Load the saved programs there are into the agent; returns their names.
+
+    ``folder`` is the library's programs folder: the newest version folder is read, else
+    the flat ``<folder>/<name>.json`` files of the older layout. The version loaded is
+    recorded on the agent (``program_version``). A file that does not load is reported in
+    the log and the built-in program kept; the rule that manual text is data is put back
+    if an optimiser rewrote it away.
+    """
+    from app.agent.context import DATA_RULE
+
+    version = latest_program_version(folder)
+    source = folder / version if version else folder
     loaded = []
     for name, program in programs(tree).items():
-        path = folder / f"{name}.json"
+        path = source / f"{name}.json"
         if not path.is_file():
             continue
         try:
@@ -175,6 +258,10 @@ def load_programs(tree: Tree, folder: Path) -> list[str]:
             if DATA_RULE not in predictor.signature.instructions:
                 predictor.signature = predictor.signature.append_instructions(DATA_RULE)
         loaded.append(name)
+    # Tree has no field for it yet; program_version() reads it back.
+    setattr(tree, "program_version", version if loaded and version else None)  # noqa: B010
+    if loaded:
+        log.info("loaded saved programs %s from %s", ", ".join(loaded), source)
     return loaded
 
 

@@ -129,7 +129,20 @@ def stream_field(
         if piece := watcher.feed(delta.text):
             yield piece
     reply = "".join(parts)
-    return parse_reply(predict.signature, reply), messages, reply
+    outputs = parse_reply(predict.signature, reply)
+    record_trace(predict, inputs, outputs)
+    return outputs, messages, reply
+
+
+def record_trace(predict: dspy.Predict, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
+    """Note a call made outside ``predict()`` in DSPy's trace, as ``predict()`` would, so
+    the prompt optimisers see the streamed answer step (demos, reflection) too."""
+    trace = dspy.settings.trace
+    if trace is None or dspy.settings.max_trace_size <= 0:
+        return
+    if len(trace) >= dspy.settings.max_trace_size:
+        trace.pop(0)
+    trace.append((predict, dict(inputs), dspy.Prediction(**outputs)))
 
 
 class FieldWatcher:
