@@ -1,4 +1,4 @@
-"""The command line: import, list, remove, ask, bench, models, screenshot.
+"""The command line: import, list, remove, ask, bench, optimize, models, screenshot.
 
 Progress goes to stderr, results to stdout; ``--json`` prints one JSON object per line.
 Exit status 0 means every requested thing succeeded.
@@ -44,6 +44,18 @@ def build_parser() -> argparse.ArgumentParser:
     p = with_library(sub.add_parser("bench", help="run a benchmark dataset blind"))
     p.add_argument("dataset", type=Path)
     p.add_argument("--out", type=Path, help="write summary and records as JSON here")
+
+    p = with_library(sub.add_parser("optimize", help="tune the agent's prompts on a dataset"))
+    p.add_argument("--dataset", type=Path, help="benchmark dataset to learn from")
+    p.add_argument("--optimizer", choices=["miprov2", "gepa"], default="miprov2")
+    p.add_argument("--val-share", type=float, default=0.3, help="share kept for validation")
+    p.add_argument(
+        "--with-feedback", action="store_true", help="add the technician's verified answers"
+    )
+    p.add_argument("--budget", choices=["light", "medium", "heavy"], default="light")
+    p.add_argument("--trials", type=int, help="a quick run: this many trials (GEPA: 10x questions)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
 
     p = sub.add_parser("models", help="list local models, or download one")
     p.add_argument("action", nargs="?", choices=["list", "download"], default="list")
@@ -363,6 +375,62 @@ def _program_version(programs_dir: Path) -> str | None:
     return None
 
 
+def cmd_optimize(args: argparse.Namespace, settings: Any) -> int:
+    from app.agent.service import choose_models
+    from app.bench.dataset import DatasetError, load_dataset
+    from app.bench.feedback import FeedbackStore
+    from app.bench.optimize import Budget, OptimizeError, format_report, optimize
+
+    if not args.dataset and not args.with_feedback:
+        print("error: give --dataset FILE, --with-feedback, or both", file=sys.stderr)
+        return 2
+    try:
+        items = load_dataset(args.dataset) if args.dataset else []
+    except DatasetError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    models = choose_models(settings)
+    if models.llm is None:
+        print(f"error: optimising the prompts needs an LLM ({models.reason})", file=sys.stderr)
+        return 2
+    library = _open_library(settings, must_exist=True)
+    if not library.store.list_documents():
+        library.close()
+        print(f"error: the library at {settings.library_dir} is empty", file=sys.stderr)
+        return 2
+    if args.with_feedback:
+        items += FeedbackStore(library.store).training_items()
+    budget = Budget()
+    if args.trials:
+        budget = Budget(auto=None, trials=args.trials, metric_calls=10 * args.trials)
+    elif args.budget != budget.auto:
+        budget = Budget(auto=args.budget)
+
+    def show(p: Any) -> None:
+        print(f"{p.stage}: {p.done} questions run", file=sys.stderr, flush=True)
+
+    try:
+        report = optimize(
+            library,
+            settings,
+            items,
+            backend=models.llm(),
+            optimizer=args.optimizer,
+            val_share=args.val_share,
+            seed=args.seed,
+            budget=budget,
+            progress=show,
+            dataset=str(args.dataset or ""),
+        )
+    except OptimizeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        library.close()
+    print(json.dumps(report.to_dict()) if args.json else format_report(report))
+    return 0
+
+
 def cmd_screenshot(args: argparse.Namespace, settings: Any) -> int:
     from app.ui.screenshot import run_screenshot
 
@@ -386,4 +454,5 @@ COMMANDS = {
     "models": cmd_models,
     "screenshot": cmd_screenshot,
     "bench": cmd_bench,
+    "optimize": cmd_optimize,
 }
