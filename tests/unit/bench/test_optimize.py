@@ -215,6 +215,7 @@ def test_gepa_optimises_with_the_reflection_of_the_same_model(
 def test_the_cli_optimises_a_dataset_with_the_technicians_feedback(
     library: Library,
     items: list[BenchItem],
+    sample_manuals_dir: Path,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
@@ -223,7 +224,7 @@ def test_the_cli_optimises_a_dataset_with_the_technicians_feedback(
     from app.agent import service
 
     dataset = tmp_path / "three.json"
-    raw = json.loads((Path("manuals") / "questions.json").read_text(encoding="utf-8"))
+    raw = json.loads((sample_manuals_dir / "questions.json").read_text(encoding="utf-8"))
     dataset.write_text(json.dumps([q for q in raw if q["id"] in ("s01", "s10", "s14")]))
     feedback = FeedbackStore(library.store)
     entry = feedback.add(items[3].query, f"{items[3].answer} [1]", rating=1)
