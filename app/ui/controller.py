@@ -20,6 +20,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QImage
 
 from app.agent.events import Done, Error
+from app.ui.benchmark.messages import BENCH_REPLIES, BenchRequest
 from app.ui.messages import (
     AnswerEvent,
     AskRequest,
@@ -72,6 +73,7 @@ class Controller(QObject):
     thumbnails_ready = Signal(object)
     models_listed = Signal(object)  # ModelsListed
     download_update = Signal(object)  # DownloadUpdate
+    bench_reply = Signal(object)  # a reply of app.ui.benchmark.messages
     failure = Signal(str)
     restarted = Signal()  # the worker died and a new one started: its queue is gone
 
@@ -161,6 +163,8 @@ class Controller(QObject):
             self.answer_event.emit(reply.job, reply.event)
         elif isinstance(reply, ImportEvent):
             self.import_event.emit(reply.event)
+        elif isinstance(reply, BENCH_REPLIES):
+            self.bench_reply.emit(reply)
         else:
             signal = {
                 WorkerReady: self.ready,
@@ -210,3 +214,7 @@ class Controller(QObject):
 
     def download(self, repo_id: str) -> None:
         self._send(DownloadRequest(repo_id))
+
+    def send_bench(self, request: BenchRequest) -> None:
+        """A benchmark run, stop, question, verdict or optimisation; ``bench_reply`` answers."""
+        self._send(request)

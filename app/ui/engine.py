@@ -20,6 +20,8 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from app.library.library import Library
+from app.ui.benchmark.lane import BenchLane
+from app.ui.benchmark.messages import BenchRequest, BenchStopRequest
 from app.ui.lanes import WARM, AnswerLane
 from app.ui.messages import (
     AskRequest,
@@ -67,6 +69,7 @@ class Engine:
             settings, self.send, config.progress_interval, self._library_changed
         )
         self.pages = PagesLane("pages", settings, self.send)
+        self.bench = BenchLane(settings, self.send, config.answerer, self._library_changed)
 
     def start(self) -> None:
         settings = self.config.settings
@@ -78,6 +81,7 @@ class Engine:
             self.send(WorkerFailure(f"cannot open the library: {exc}"))
         for lane in (self.answers, self.imports, self.pages):
             lane.start()
+        self.bench.start()
         mode = f"LLM · {settings.llm}" if settings.llm else "no-LLM"
         models = tuple(m for m in (settings.embedder, settings.llm, settings.vlm) if m)
         self.send(WorkerReady(str(settings.library_dir), mode, models))
@@ -88,11 +92,15 @@ class Engine:
         self.imports.cancel_all()
         for cancel in self.answers.cancels.values():
             cancel.set()
+        for stop in self.bench.stops.values():
+            stop.set()
+        self.bench.stop()
         for lane in (self.answers, self.imports, self.pages):
             lane.stop()
 
     def _library_changed(self) -> None:
         self.answers.library_version += 1
+        self.bench.library_version += 1
 
     def route(self, request: Any) -> bool:
         """Hand one request to its lane; False when the worker should stop."""
@@ -107,6 +115,10 @@ class Engine:
             self.imports.cancel_all()
         elif isinstance(request, RenderRequest | ThumbnailsRequest | ModelsRequest):
             self.pages.put(request)
+        elif isinstance(request, BenchStopRequest):
+            self.bench.stop_event(request.job).set()
+        elif isinstance(request, BenchRequest):
+            self.bench.put(request)
         elif isinstance(request, DownloadRequest):
             threading.Thread(target=self._download, args=(request,), daemon=True).start()
         elif isinstance(request, StopRequest):

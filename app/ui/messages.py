@@ -15,6 +15,7 @@ from typing import Any
 from app.config import Settings
 from app.library.import_events import ImportProgress, ImportResult
 from app.library.models import DocumentInfo
+from app.ui.benchmark.messages import BenchReply, BenchRequest
 
 DEFAULT_ANSWERER = "app.ui.answerers:agent_answerer"
 
@@ -116,6 +117,7 @@ Request = (
     | CancelAnswer
     | CancelImports
     | StopRequest
+    | BenchRequest
 )
 
 
@@ -234,4 +236,5 @@ Reply = (
     | ModelsListed
     | DownloadUpdate
     | WorkerFailure
+    | BenchReply
 )

@@ -1,5 +1,9 @@
 """``python -m app screenshot OUT.png``: open the real window, optionally ask a question
-and wait for its answer (and the cited page's image), then save a picture of the window."""
+and wait for its answer (and the cited page's image), then save a picture of the window.
+
+With ``--view benchmark`` it shows the newest saved benchmark run of the library, or, when
+there is none, runs the dataset (``--dataset``, else the sample questions) and waits for it
+to finish."""
 
 from __future__ import annotations
 
@@ -22,13 +26,18 @@ TIMEOUT_S = 180.0
 class Shooter:
     """Drives the window: wait for the library, ask, wait for the answer and page, shoot."""
 
-    def __init__(self, window: MainWindow, out: Path, question: str, view: str) -> None:
+    def __init__(
+        self, window: MainWindow, out: Path, question: str, view: str, dataset: str = ""
+    ) -> None:
         self.window = window
         self.out = out
         self.question = question
         self.view = view
+        self.dataset = dataset
         self.asked = False
         self.answered = not question
+        self.benched = view != "benchmark" or window.benchmark.run is not None
+        window.benchmark.run_finished.connect(self._bench_finished)
         self.started = time.monotonic()
         self.code = 1
         window.controller.library_changed.connect(self._library_ready)
@@ -38,9 +47,25 @@ class Shooter:
         self.poll.start(200)
 
     def _library_ready(self, _state: Any) -> None:
+        if not self.benched and not self.window.benchmark.running:
+            self._start_bench()
         if self.question and not self.asked:
             self.asked = True
             self.window.ask(self.question)
+
+    def _start_bench(self) -> None:
+        """No saved run to show: run the dataset and shoot when it is done."""
+        panel = self.window.benchmark
+        if self.dataset and not panel.load_dataset(self.dataset, remember=False):
+            print(f"screenshot: {panel.status.text()}", file=sys.stderr)
+        if not panel.dataset:
+            print("screenshot: no saved run and no dataset to run", file=sys.stderr)
+            self.benched = True
+            return
+        panel.start_run()
+
+    def _bench_finished(self, _reply: Any) -> None:
+        self.benched = True
 
     def _event(self, _job: int, event: object) -> None:
         if isinstance(event, Done):
@@ -55,7 +80,7 @@ class Shooter:
 
     def _check(self) -> None:
         timed_out = time.monotonic() - self.started > TIMEOUT_S
-        if not timed_out and not (self.answered and self._page_shown()):
+        if not timed_out and not (self.answered and self.benched and self._page_shown()):
             return
         self.poll.stop()
         if timed_out:
@@ -71,13 +96,15 @@ class Shooter:
         self.window.close()
 
 
-def run_screenshot(settings: Any, out: Path | str, question: str = "", view: str = "main") -> int:
+def run_screenshot(
+    settings: Any, out: Path | str, question: str = "", view: str = "main", dataset: str = ""
+) -> int:
     """Save a screenshot of the window to ``out``; 0 on success."""
     app: QApplication = application()
     state = QSettings(str(Path(tempfile.mkdtemp()) / "window.ini"), QSettings.Format.IniFormat)
     window = build_window(settings, state=state)
     window.resize(1440, 900)
     window.show()
-    shooter = Shooter(window, Path(out), question, view)
+    shooter = Shooter(window, Path(out), question, view, dataset)
     app.exec()
     return shooter.code

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QStackedWidget
 
 from app.agent.events import Answer, CitationOut
 from app.config import Settings
+from app.ui.benchmark.panel import BenchmarkPanel
 from app.ui.commands import WindowCommands
 from app.ui.controller import Controller
 from app.ui.conversation import ConversationPanel
@@ -78,13 +79,9 @@ class MainWindow(WindowCommands, QMainWindow):
         self.evidence.setMinimumWidth(320)
         self.splitter.setSizes([300, 560, 580])
         self.benchmark = named(
-            QLabel(
-                "Benchmark panel\n\nComing soon: run a question set blind and see Hit@k,"
-                " MRR and judged answers."
-            ),
-            "benchmarkPlaceholder",
+            BenchmarkPanel(self.controller, self.settings, self.colors, self.state, self),
+            "benchmarkPanel",
         )
-        self.benchmark.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.views = QStackedWidget(self)
         self.views.addWidget(self.splitter)
         self.views.addWidget(self.benchmark)
@@ -122,6 +119,7 @@ class MainWindow(WindowCommands, QMainWindow):
         self.conversation.citation_clicked.connect(self.show_citation)
         self.evidence.render_requested.connect(c.render)
         self.evidence.thumbnails_requested.connect(c.thumbnails)
+        self.benchmark.answer_requested.connect(self.show_benchmark_answer)
 
     # ---- asking --------------------------------------------------------------------------
     def ask(self, question: str) -> None:
@@ -147,6 +145,13 @@ class MainWindow(WindowCommands, QMainWindow):
         if not self.actions_by_name["evidence"].isChecked():
             self.toggle_evidence()
         self.evidence.show_citation(citation)
+
+    def show_benchmark_answer(self, answer: Answer) -> None:
+        """A benchmark question's answer with its evidence, in the main view's pane."""
+        self.show_view("main")
+        if not self.actions_by_name["evidence"].isChecked():
+            self.toggle_evidence()
+        self.evidence.show_answer(answer)
 
     def _update_work(self) -> None:
         work = ["Answering…"] if self.conversation.busy else []

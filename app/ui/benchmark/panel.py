@@ -1,0 +1,404 @@
+"""The benchmark panel: pick a dataset, run it blind in the worker with live progress and
+a stop button, read the results, compare saved runs, export a run, try questions one at a
+time, and optimise the prompts.
+
+The panel holds no benchmark logic: runs, judging and optimising happen in the worker's
+bench lane (``app.ui.benchmark.lane``); saved runs are read from the library's
+``bench_runs`` folder through ``app.bench.runs.RunStore``; the figures come from
+``app.bench.metrics``, so the panel shows what ``python -m app bench`` prints.
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QSettings, Qt, Signal
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.bench.dataset import BenchItem, DatasetError, load_dataset
+from app.bench.metrics import summarise
+from app.bench.runs import RunStore, RunStoreError, runs_dir
+from app.config import REPO_ROOT, Settings
+from app.ui.benchmark.compare_view import CompareView
+from app.ui.benchmark.exports import ExportButtons
+from app.ui.benchmark.interactive import InteractiveView
+from app.ui.benchmark.messages import (
+    BenchAnswered,
+    BenchAskRequest,
+    BenchFinished,
+    BenchJudgeRequest,
+    BenchRunRequest,
+    BenchStarted,
+    BenchStep,
+    BenchStopRequest,
+    BenchVerdict,
+    OptimizeRequest,
+    OptimizeUpdate,
+)
+from app.ui.benchmark.optimise_view import OptimiseView
+from app.ui.benchmark.records import record_answer
+from app.ui.benchmark.results_view import ResultsView
+from app.ui.benchmark.runs_list import RunsList
+from app.ui.controller import Controller
+from app.ui.messages import LibraryState, WorkerReady
+from app.ui.widgets import named, repolish
+
+DEFAULT_DATASET = REPO_ROOT / "manuals" / "questions.json"
+DATASET_KEY = "benchmark/dataset"
+
+
+def run_heading(run: dict[str, Any]) -> str:
+    meta = run.get("meta") or {}
+    when = str(meta.get("started", ""))[:16].replace("T", " ")
+    stopped = f" · stopped after {meta.get('questions')}" if meta.get("stopped") else ""
+    return (
+        f"{meta.get('dataset_name', 'run')} · {when} · {meta.get('mode', '')} · "
+        f"{len(run.get('records') or ())} questions{stopped}"
+    )
+
+
+class BenchmarkPanel(QWidget):
+    answer_requested = Signal(object)  # app.agent.events.Answer, for the evidence pane
+    run_finished = Signal(object)  # BenchFinished
+
+    def __init__(
+        self,
+        controller: Controller,
+        settings: Settings,
+        colors: dict[str, str],
+        state: QSettings,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.controller = controller
+        self.state = state
+        self.store = RunStore(runs_dir(settings.library_dir))
+        self.library_dir = settings.library_dir
+        self._jobs = itertools.count(1)
+        self.job = 0  # the running benchmark, 0 when none
+        self.jobs = {"ask": 0, "judge": 0, "optimise": 0}
+        self.items: list[BenchItem] = []
+        self.dataset = ""
+        self.run: dict[str, Any] | None = None  # the saved run on screen
+        self.live: list[dict[str, Any]] = []
+        self.judge_method = ""
+        self.has_llm = False
+        self._build(colors)
+        self._connect()
+        remembered = str(state.value(DATASET_KEY, "") or "")
+        default = remembered if Path(remembered).is_file() else str(DEFAULT_DATASET)
+        if Path(default).is_file():
+            self.load_dataset(default, remember=False)
+        self.refresh_runs(show_newest=True)
+
+    # ---- layout ----------------------------------------------------------------------------
+    def _build(self, colors: dict[str, str]) -> None:
+        self.runs = named(RunsList(self), "benchSidebar")
+        self.results = ResultsView(colors, self)
+        self.compare = CompareView(colors, self)
+        self.interactive = InteractiveView(self)
+        self.optimise = OptimiseView(self)
+        self.tabs = named(QTabWidget(self), "benchTabs")
+        self.tabs.setDocumentMode(True)
+        for widget, title in (
+            (self.results, "Results"),
+            (self.compare, "Compare runs"),
+            (self.interactive, "Interactive"),
+            (self.optimise, "Optimise"),
+        ):
+            self.tabs.addTab(widget, title)
+        main = QWidget(self)
+        column = QVBoxLayout(main)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        column.addWidget(self._toolbar())
+        column.addWidget(self.tabs, 1)
+        splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        splitter.addWidget(self.runs)
+        splitter.addWidget(main)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([250, 1190])
+        splitter.setChildrenCollapsible(False)
+        self.runs.setMinimumWidth(210)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(splitter)
+
+    def _toolbar(self) -> QWidget:
+        bar = named(QWidget(self), "benchToolbar")
+        self.dataset_label = named(QLabel("No dataset"), "benchValue")
+        self.choose_button = QPushButton("Choose…", bar)
+        self.choose_button.setToolTip("Choose a benchmark dataset (JSON)")
+        self.library_label = named(QLabel(str(self.library_dir)), "benchValue")
+        self.library_label.setToolTip(str(self.library_dir))
+        self.run_button = named(QPushButton("Run", bar), "askButton")
+        self.run_button.setToolTip("Answer every question of the dataset blind, then judge it")
+        self.stop_button = QPushButton("Stop", bar)
+        self.stop_button.setToolTip("Stop after the question being answered")
+        self.progress = QProgressBar(bar)
+        self.progress.setFixedSize(220, 8)
+        self.progress.setTextVisible(False)
+        self.progress.hide()
+        self.status = named(QLabel(""), "benchStatus")
+        self.status.setMinimumWidth(200)
+        self.exports = ExportButtons(self)
+        first = QHBoxLayout()
+        for widget in (
+            named(QLabel("Dataset"), "benchFieldLabel"),
+            self.dataset_label,
+            self.choose_button,
+        ):
+            first.addWidget(widget)
+        first.addSpacing(20)
+        first.addWidget(named(QLabel("Library"), "benchFieldLabel"))
+        first.addWidget(self.library_label, 1)
+        first.addWidget(self.run_button)
+        first.addWidget(self.stop_button)
+        second = QHBoxLayout()
+        second.addWidget(self.progress)
+        second.addWidget(self.status, 1)
+        second.addWidget(self.exports)
+        layout = QVBoxLayout(bar)
+        layout.setContentsMargins(12, 10, 12, 8)
+        layout.setSpacing(6)
+        layout.addLayout(first)
+        layout.addLayout(second)
+        return bar
+
+    def _connect(self) -> None:
+        c = self.controller
+        c.bench_reply.connect(self._reply)
+        c.ready.connect(self._worker_ready)
+        c.library_changed.connect(self._library_changed)
+        c.restarted.connect(self._worker_restarted)
+        self.choose_button.clicked.connect(self.choose_dataset)
+        self.run_button.clicked.connect(self.start_run)
+        self.stop_button.clicked.connect(self.stop_run)
+        self.results.record_clicked.connect(lambda r: self.answer_requested.emit(record_answer(r)))
+        self.runs.run_selected.connect(self.show_saved_run)
+        self.runs.compare_requested.connect(self.compare_runs)
+        self.runs.delete_requested.connect(self.delete_run)
+        self.interactive.ask_requested.connect(self._interactive_ask)
+        self.interactive.judge_requested.connect(self._interactive_judge)
+        self.optimise.optimise_requested.connect(self._optimise)
+        self.optimise.stop_requested.connect(
+            lambda: self.controller.send_bench(BenchStopRequest(self.jobs["optimise"]))
+        )
+        self.exports.exported.connect(lambda path: self._say(f"Wrote {path}"))
+        self.exports.failed.connect(lambda message: self._say(message, error=True))
+        self._update_buttons()
+
+    # ---- dataset ---------------------------------------------------------------------------
+    def choose_dataset(self) -> None:
+        start = self.dataset or str(DEFAULT_DATASET.parent)
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Choose a benchmark dataset", start, "Benchmark datasets (*.json);;All files (*)"
+        )
+        if path:
+            self.load_dataset(path)
+
+    def load_dataset(self, path: str | Path, remember: bool = True) -> bool:
+        """Read the dataset (the design's format or the older one); False, said in the
+        status line, when it cannot be read."""
+        try:
+            items = load_dataset(Path(path))
+        except DatasetError as exc:
+            self._say(str(exc), error=True)
+            return False
+        self.items, self.dataset = items, str(path)
+        self.dataset_label.setText(Path(path).name)
+        self.dataset_label.setToolTip(str(path))
+        categories = sorted({i.category for i in items})
+        self._say(f"{len(items)} questions in {Path(path).name} ({', '.join(categories)})")
+        if remember:
+            self.state.setValue(DATASET_KEY, str(path))
+        self.interactive.set_items(items)
+        self._update_buttons()
+        return True
+
+    # ---- a run -----------------------------------------------------------------------------
+    def start_run(self) -> None:
+        if self.job or not self.dataset:
+            return
+        self.job = next(self._jobs)
+        self.live, self.run = [], None
+        self.results.clear(f"{Path(self.dataset).stem} · running…")
+        self.progress.setRange(0, len(self.items))
+        self.progress.setValue(0)
+        self.progress.show()
+        self._say("Starting: building the agent…")
+        self._update_buttons()
+        self.tabs.setCurrentWidget(self.results)
+        self.controller.send_bench(BenchRunRequest(self.job, self.dataset))
+
+    def stop_run(self) -> None:
+        if self.job:
+            self.controller.send_bench(BenchStopRequest(self.job))
+            self.stop_button.setEnabled(False)
+            self._say("Stopping after the question being answered…")
+
+    @property
+    def running(self) -> bool:
+        return bool(self.job)
+
+    def _reply(self, reply: object) -> None:
+        if isinstance(reply, BenchStarted | BenchStep | BenchFinished):
+            if reply.job == self.job:
+                self._run_reply(reply)
+        elif isinstance(reply, BenchAnswered) and reply.job == self.jobs["ask"]:
+            self.interactive.on_answered(reply.record, reply.error)
+        elif isinstance(reply, BenchVerdict) and reply.job == self.jobs["judge"]:
+            self.interactive.on_verdict(reply.verdict, reply.error)
+        elif isinstance(reply, OptimizeUpdate) and reply.job == self.jobs["optimise"]:
+            self.optimise.on_update(reply.text, reply.finished, reply.report, reply.error)
+
+    def _run_reply(self, reply: BenchStarted | BenchStep | BenchFinished) -> None:
+        if isinstance(reply, BenchStarted):
+            self.judge_method = reply.judge_method
+            self.progress.setRange(0, reply.total)
+            self._say(f"Question 1 of {reply.total}: {reply.first_query}")
+        elif isinstance(reply, BenchStep):
+            self.live.append(reply.record)
+            self.results.append_record(reply.record)
+            self.results.set_summary(
+                f"{Path(self.dataset).stem} · running · {reply.done} of {reply.total}",
+                self.live_summary(),
+            )
+            self.progress.setValue(reply.done)
+            if reply.next_query and self.stop_button.isEnabled():
+                self._say(f"Question {reply.done + 1} of {reply.total}: {reply.next_query}")
+        else:
+            self._finished(reply)
+
+    def live_summary(self) -> dict[str, Any]:
+        """The figures so far, as ``app.bench.metrics.summarise`` makes them."""
+        by_id = {item.id: item for item in self.items}
+        if any(r.get("id") not in by_id for r in self.live):
+            return {}
+        summary = summarise([by_id[r["id"]] for r in self.live], self.live)
+        summary["judge_method"] = self.judge_method
+        return summary
+
+    def _finished(self, reply: BenchFinished) -> None:
+        self.job = 0
+        self.progress.hide()
+        if reply.error or reply.run is None:
+            self._say(f"The run failed: {reply.error}", error=True)
+        else:
+            done = len(reply.run["records"])
+            stopped = (
+                f"stopped after {done} of {len(self.items)} questions; " if reply.stopped else ""
+            )
+            self._say(f"Finished: {stopped}saved as {reply.run_id}")
+            self.refresh_runs(current=reply.run_id)
+            self.show_run(reply.run)
+        self._update_buttons()
+        self.run_finished.emit(reply)
+
+    # ---- saved runs ------------------------------------------------------------------------
+    def refresh_runs(self, current: str = "", show_newest: bool = False) -> list[Any]:
+        infos = self.store.list()
+        if show_newest and infos and not self.job:
+            current = infos[0].id
+            self.show_saved_run(current)
+        self.runs.set_runs(infos, current or (self.run or {}).get("id", ""))
+        self.compare.set_runs(infos, self.store.load)
+        return infos
+
+    def show_saved_run(self, run_id: str) -> None:
+        if self.job:
+            return  # the live run stays on screen until it ends
+        try:
+            self.show_run(self.store.load(run_id))
+        except RunStoreError as exc:
+            self._say(str(exc), error=True)
+
+    def show_run(self, run: dict[str, Any]) -> None:
+        self.run = run
+        self.results.show_run(run_heading(run), run["summary"], run["records"])
+        self.exports.set_run(run)
+        self._update_buttons()
+
+    def compare_runs(self, before: str, after: str) -> None:
+        self.compare.choose(before, after)
+        self.tabs.setCurrentWidget(self.compare)
+
+    def delete_run(self, run_id: str) -> None:
+        answer = QMessageBox.question(self, "Delete run", f"Delete the saved run {run_id}?")
+        if answer != QMessageBox.StandardButton.Yes:
+            return
+        try:
+            self.store.delete(run_id)
+        except RunStoreError as exc:
+            self._say(str(exc), error=True)
+        if self.run is not None and self.run.get("id") == run_id:
+            self.run = None
+            self.results.clear()
+            self.exports.set_run(None)
+        self.refresh_runs()
+
+    # ---- interactive and optimise ----------------------------------------------------------
+    def _interactive_ask(self, question: str) -> None:
+        self.jobs["ask"] = next(self._jobs)
+        self.controller.send_bench(BenchAskRequest(self.jobs["ask"], question))
+
+    def _interactive_judge(self, item: BenchItem, answer: str, abstained: bool) -> None:
+        self.jobs["judge"] = next(self._jobs)
+        self.controller.send_bench(BenchJudgeRequest(self.jobs["judge"], item, answer, abstained))
+
+    def _optimise(self, optimizer: str, val_share: float) -> None:
+        self.jobs["optimise"] = next(self._jobs)
+        request = OptimizeRequest(self.jobs["optimise"], self.dataset, optimizer, val_share)
+        self.controller.send_bench(request)
+
+    # ---- the worker ------------------------------------------------------------------------
+    def _worker_ready(self, ready: WorkerReady) -> None:
+        self.has_llm = ready.mode.startswith("LLM")
+        self._update_buttons()
+
+    def _library_changed(self, state: LibraryState) -> None:
+        docs = len(state.documents)
+        self.library_label.setText(f"{self.library_dir} · {docs} manual{'s' if docs != 1 else ''}")
+
+    def _worker_restarted(self) -> None:
+        """The worker died: whatever it was doing for the panel is gone."""
+        if self.job:
+            self._finished(
+                BenchFinished(self.job, None, error="the background worker stopped; run again")
+            )
+        if self.interactive.waiting:
+            self.interactive.on_answered(None, "the background worker stopped")
+        if self.optimise.running:
+            self.optimise.on_update("", True, None, "the background worker stopped")
+
+    def _update_buttons(self) -> None:
+        running = bool(self.job)
+        self.run_button.setEnabled(bool(self.dataset) and not running)
+        self.run_button.setToolTip(
+            "Answer every question of the dataset blind, then judge it"
+            if self.dataset
+            else "Choose a dataset first"
+        )
+        self.stop_button.setEnabled(running)
+        self.choose_button.setEnabled(not running)
+        self.exports.setEnabled(not running and self.run is not None)
+        self.optimise.set_available(self.has_llm, bool(self.dataset))
+
+    def _say(self, text: str, error: bool = False) -> None:
+        self.status.setText(text)
+        self.status.setToolTip(text)
+        self.status.setProperty("error", error)
+        repolish(self.status)

@@ -1,0 +1,219 @@
+"""The benchmark panel without a worker: loading datasets in both formats, reading saved
+runs, comparing two runs and exporting one. A stand-in controller records what the panel
+would send; the saved runs are written with ``app.bench.runs.RunStore`` as the worker does."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QObject, QSettings, Qt, Signal
+
+from app.bench.dataset import load_dataset
+from app.bench.metrics import score_record, summarise
+from app.bench.runs import RunMeta, RunStore, runs_dir
+from app.ui import theme
+from app.ui.benchmark.messages import BenchRunRequest
+from app.ui.benchmark.panel import BenchmarkPanel
+from app.ui.main import application
+from tests.gui.conftest import gui_settings
+
+DOC = "Lumen_AX200_Installation_Manual.pdf"
+DESIGN_ITEMS = [
+    {"id": "a1", "category": "direct", "query": "What does AUX+ supply?", "answer": "13.8 V DC",
+     "key_facts": ["13.8 V"], "evidence": {"document": DOC, "locations": [{"page": 6}]}},
+    {"id": "a2", "category": "visual", "query": "Which jumper sets PGM to 12 V?", "answer": "J2",
+     "key_facts": ["J2"], "evidence": {"document": DOC, "locations": [{"page": 9}]},
+     "additional_evidence": [{"document": DOC, "locations": [{"page": 10}]}]},
+    {"id": "a3", "category": "unanswerable", "query": "What is the weather?", "answer": "",
+     "evidence": {}},
+]  # fmt: skip
+OLD_ITEMS = [
+    {"id": "o1", "category": "direct", "question": "Old style?", "answer": "yes",
+     "evidence": {"document": DOC, "locations": [{"chapter": "3", "page": 6}]}},
+]  # fmt: skip
+
+
+class StubController(QObject):
+    """The controller's signals and ``send_bench``, with no worker behind them."""
+
+    bench_reply = Signal(object)
+    ready = Signal(object)
+    library_changed = Signal(object)
+    restarted = Signal()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sent: list[Any] = []
+
+    def send_bench(self, request: Any) -> None:
+        self.sent.append(request)
+
+
+def write(path: Path, items: list[dict[str, Any]]) -> Path:
+    path.write_text(json.dumps(items), encoding="utf-8")
+    return path
+
+
+def record(item: Any, answer: str, pages: list[int], abstained: bool, judge: int, secs: float):  # type: ignore[no-untyped-def]
+    rec = {
+        "id": item.id, "category": item.category, "query": item.query, "answer": answer,
+        "abstained": abstained,
+        "pages": [{"document": DOC, "page": p, "score": 1.0} for p in pages],
+        "citations": [{"document": DOC, "title": "Installation Manual", "page": p,
+                       "regions": [[10.0, 10.0, 50.0, 20.0]]} for p in pages[:1]],
+        "timings": {"total": secs},
+        "judge": {"score": judge, "reasoning": "r", "missing_facts": [] if judge else ["x"],
+                  "incorrect_facts": [], "method": "key-facts"},
+    }  # fmt: skip
+    rec["score"] = score_record(item, rec)
+    return rec
+
+
+def save_run(library: Path, dataset: Path, started: str, answers: list[tuple]) -> str:  # type: ignore[type-arg]
+    items = load_dataset(dataset)
+    records = [record(item, *a) for item, a in zip(items, answers, strict=True)]
+    summary = summarise(items, records)
+    summary["judge_method"] = "key-facts"
+    meta = RunMeta(str(dataset), dataset.stem, str(library), started, started, "no-LLM",
+                   "key-facts", None, len(records), False)  # fmt: skip
+    result = {"summary": summary, "records": records, "stopped": False}
+    return RunStore(runs_dir(library)).save(result, meta).id
+
+
+@pytest.fixture
+def panel(qtbot, tmp_path):  # type: ignore[no-untyped-def]
+    colors = theme.apply(application())
+    state = QSettings(str(tmp_path / "state.ini"), QSettings.Format.IniFormat)
+    widget = BenchmarkPanel(StubController(), gui_settings(tmp_path / "library"), colors, state)
+    qtbot.addWidget(widget)
+    widget.resize(1400, 860)
+    widget.show()
+    return widget
+
+
+def test_loads_both_dataset_formats_and_remembers_the_choice(panel, tmp_path, monkeypatch):
+    design = write(tmp_path / "design.json", DESIGN_ITEMS)
+    monkeypatch.setattr(
+        "app.ui.benchmark.panel.QFileDialog.getOpenFileName", lambda *a, **k: (str(design), "")
+    )
+    panel.choose_button.click()
+    assert [i.id for i in panel.items] == ["a1", "a2", "a3"]
+    assert panel.items[1].gold_pages() == {(DOC, 9), (DOC, 10)}
+    assert panel.dataset_label.text() == "design.json"
+    assert "3 questions" in panel.status.text() and "unanswerable" in panel.status.text()
+    assert panel.state.value("benchmark/dataset") == str(design)
+    assert panel.run_button.isEnabled() and panel.interactive.suggest_button.isEnabled()
+
+    old = write(tmp_path / "old.json", OLD_ITEMS)
+    assert panel.load_dataset(old)
+    assert panel.items[0].query == "Old style?" and panel.items[0].key_facts == ()
+    assert panel.items[0].gold_pages() == {(DOC, 6)}
+
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json")
+    assert not panel.load_dataset(broken)
+    assert "cannot read" in panel.status.text() and panel.status.property("error")
+    assert panel.dataset == str(old), "a broken file leaves the loaded dataset in place"
+
+    panel.run_button.click()
+    [request] = panel.controller.sent
+    assert isinstance(request, BenchRunRequest) and request.dataset == str(old)
+    assert panel.running and not panel.run_button.isEnabled() and panel.stop_button.isEnabled()
+
+
+def test_shows_the_newest_saved_run_with_its_summary(panel, tmp_path):
+    library = panel.library_dir
+    dataset = write(tmp_path / "set.json", DESIGN_ITEMS)
+    save_run(library, dataset, "2025-01-01T10:00:00+00:00",
+             [("13.8 V DC", [7, 6], False, 100, 1.0), ("no", [], False, 0, 2.0),
+              ("The manuals do not say.", [], True, 100, 0.5)])  # fmt: skip
+    newest = save_run(library, dataset, "2025-01-02T10:00:00+00:00",
+                      [("13.8 V DC", [6], False, 100, 1.5), ("J2", [10], False, 100, 2.5),
+                       ("It is sunny.", [], False, 0, 0.5)])  # fmt: skip
+    panel.refresh_runs(show_newest=True)
+    assert panel.runs.ids()[0] == newest and panel.run["id"] == newest
+    results = panel.results
+    assert results.model.rowCount() == 3
+    assert results.cards.text("hit@1") == "100%" and results.cards.text("mrr") == "1.00"
+    assert results.cards.text("abstention_accuracy") == "0%"
+    assert results.categories.value("visual", "hit@1") == "100%"
+    assert results.categories.value("All", "judge_mean") == "67"
+    assert results.judge.text() == "Judge: key-fact check: no LLM installed"
+    texts = [results.proxy.index(r, 2).data() for r in range(3)]
+    assert texts == ["#1", "#1", "answered ✗"]
+    results.table.sortByColumn(7, Qt.SortOrder.DescendingOrder)
+    assert results.proxy.index(0, 0).data() == "a2", "sorted by time, slowest first"
+
+
+def test_compares_two_runs_side_by_side(panel, tmp_path, qtbot):
+    library = panel.library_dir
+    dataset = write(tmp_path / "set.json", DESIGN_ITEMS)
+    before = save_run(library, dataset, "2025-01-01T10:00:00+00:00",
+                      [("13.8 V DC", [7, 6], False, 100, 1.0), ("no", [], False, 0, 2.0),
+                       ("The manuals do not say.", [], True, 100, 0.5)])  # fmt: skip
+    after = save_run(library, dataset, "2025-01-02T10:00:00+00:00",
+                     [("13.8 V DC", [6], False, 100, 1.5), ("J2", [10], False, 100, 2.5),
+                      ("It is sunny.", [], False, 0, 0.5)])  # fmt: skip
+    panel.refresh_runs()
+    panel.runs.compare_button.click()
+    compare = panel.compare
+    assert panel.tabs.currentWidget() is compare
+    assert (compare.before.currentData(), compare.after.currentData()) == (before, after)
+    rows = {compare.table.item(r, 0).text(): [compare.table.item(r, c).text() for c in (1, 2, 3)]
+            for r in range(compare.table.rowCount())}  # fmt: skip
+    assert rows["Hit@1"] == ["0%", "100%", "+100 pts"]
+    assert rows["MRR"] == ["0.25", "1.00", "+0.75"]
+    assert rows["Abstention accuracy"] == ["100%", "0%", "-100 pts"]
+    hit1 = next(
+        r for r in range(compare.table.rowCount()) if compare.table.item(r, 0).text() == "Hit@1"
+    )
+    assert compare.table.item(hit1, 3).foreground().color().name() == panel.compare.good.name()
+    better = [compare.better.item(i).text() for i in range(compare.better.count())]
+    worse = [compare.worse.item(i).text() for i in range(compare.worse.count())]
+    assert better == ["a1 (direct): page #2 → #1", "a2 (visual): page miss → #1, judge 0 → 100"]
+    assert worse == ["a3 (unanswerable): judge 100 → 0"]
+    assert compare.worse_title.text() == "Got worse (1)"
+    compare.scope.setCurrentText("visual")
+    rows = {compare.table.item(r, 0).text(): compare.table.item(r, 2).text()
+            for r in range(compare.table.rowCount())}  # fmt: skip
+    assert rows["Hit@3"] == "100%" and rows["Questions"] == "1"
+    compare.swap()
+    assert compare.before.currentData() == after and compare.worse.count() == 2
+
+
+def test_exports_the_run_as_json_csv_and_html(panel, tmp_path, monkeypatch):
+    dataset = write(tmp_path / "set.json", DESIGN_ITEMS)
+    save_run(panel.library_dir, dataset, "2025-01-02T10:00:00+00:00",
+             [("13.8 V DC", [6], False, 100, 1.5), ("J2", [10], False, 100, 2.5),
+              ("It is sunny.", [], False, 0, 0.5)])  # fmt: skip
+    panel.refresh_runs(show_newest=True)
+    out = tmp_path / "out"
+    for kind in ("json", "csv", "html"):
+        target = out / f"run.{kind}"
+        monkeypatch.setattr(
+            "app.ui.benchmark.exports.QFileDialog.getSaveFileName",
+            lambda *a, t=target, **k: (str(t), ""),
+        )
+        panel.exports.buttons[kind].click()
+        assert target.is_file(), kind
+        assert panel.status.text() == f"Wrote {target}"
+    run = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    assert run["summary"] == panel.run["summary"] and len(run["records"]) == 3
+    with (out / "run.csv").open(encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["id"] for r in rows] == ["a1", "a2", "a3"] and rows[1]["answer"] == "J2"
+    html = (out / "run.html").read_text(encoding="utf-8")
+    assert html.startswith("<!DOCTYPE html>") and html.count("<svg") >= 2
+    assert "http://" not in html.replace('xmlns="http://www.w3.org/2000/svg"', "")
+    assert "https://" not in html
+
+
+def test_exports_are_disabled_without_a_run_and_optimising_without_an_llm(panel):
+    assert panel.run is None
+    assert not any(b.isEnabled() for b in panel.exports.buttons.values())
+    assert not panel.optimise.button.isEnabled()
+    assert "needs an LLM" in panel.optimise.button.toolTip()
