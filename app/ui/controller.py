@@ -29,6 +29,8 @@ from app.ui.messages import (
     DownloadRequest,
     DownloadUpdate,
     EngineConfig,
+    FeedbackRequest,
+    FeedbackSaved,
     ImportEvent,
     ImportQueued,
     ImportRequest,
@@ -73,6 +75,7 @@ class Controller(QObject):
     thumbnails_ready = Signal(object)
     models_listed = Signal(object)  # ModelsListed
     download_update = Signal(object)  # DownloadUpdate
+    feedback_saved = Signal(object)  # FeedbackSaved
     bench_reply = Signal(object)  # a reply of app.ui.benchmark.messages
     failure = Signal(str)
     restarted = Signal()  # the worker died and a new one started: its queue is gone
@@ -172,6 +175,7 @@ class Controller(QObject):
                 ImportQueued: self.import_queued,
                 ModelsListed: self.models_listed,
                 DownloadUpdate: self.download_update,
+                FeedbackSaved: self.feedback_saved,
             }.get(type(reply))
             if signal is not None:
                 signal.emit(reply)
@@ -217,4 +221,8 @@ class Controller(QObject):
 
     def send_bench(self, request: BenchRequest) -> None:
         """A benchmark run, stop, question, verdict or optimisation; ``bench_reply`` answers."""
+        self._send(request)
+
+    def send_feedback(self, request: FeedbackRequest) -> None:
+        """Thumbs, a right-page mark or a new benchmark item; ``feedback_saved`` answers."""
         self._send(request)

@@ -6,10 +6,10 @@ loading the embedder holds it for 170-250 ms. In a thread of the window's proces
 those would freeze the window for that long; in a process of its own they cannot.
 
 Inside, a router thread receives requests from the window and hands them to lanes
-(``lanes``, ``work_lanes``): answers, page images and imports each have a thread and a
-SQLite connection of their own. Cancelling is immediate: the router sets the job's
-``threading.Event`` while the lane is busy, and the answerer checks it between steps and
-tokens. No Qt here.
+(``lanes``, ``work_lanes``, ``feedback_lane``): answers, page images, imports and feedback
+each have a thread and a SQLite connection of their own. Cancelling is immediate: the
+router sets the job's ``threading.Event`` while the lane is busy, and the answerer checks
+it between steps and tokens. No Qt here.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from typing import Any
 from app.library.library import Library
 from app.ui.benchmark.lane import BenchLane
 from app.ui.benchmark.messages import BenchRequest, BenchStopRequest
+from app.ui.feedback_lane import FeedbackLane
 from app.ui.lanes import WARM, AnswerLane
 from app.ui.messages import (
     AskRequest,
@@ -30,6 +31,7 @@ from app.ui.messages import (
     DownloadRequest,
     DownloadUpdate,
     EngineConfig,
+    FeedbackRequest,
     ImportRequest,
     ModelsRequest,
     ReindexRequest,
@@ -70,6 +72,7 @@ class Engine:
         )
         self.pages = PagesLane("pages", settings, self.send)
         self.bench = BenchLane(settings, self.send, config.answerer, self._library_changed)
+        self.feedback = FeedbackLane(settings, self.send)
 
     def start(self) -> None:
         settings = self.config.settings
@@ -79,7 +82,7 @@ class Engine:
             Library.open(settings.library_dir).close()
         except Exception as exc:
             self.send(WorkerFailure(f"cannot open the library: {exc}"))
-        for lane in (self.answers, self.imports, self.pages):
+        for lane in (self.answers, self.imports, self.pages, self.feedback):
             lane.start()
         self.bench.start()
         mode = f"LLM · {settings.llm}" if settings.llm else "no-LLM"
@@ -95,7 +98,7 @@ class Engine:
         for stop in self.bench.stops.values():
             stop.set()
         self.bench.stop()
-        for lane in (self.answers, self.imports, self.pages):
+        for lane in (self.answers, self.imports, self.pages, self.feedback):
             lane.stop()
 
     def _library_changed(self) -> None:
@@ -115,6 +118,8 @@ class Engine:
             self.imports.cancel_all()
         elif isinstance(request, RenderRequest | ThumbnailsRequest | ModelsRequest):
             self.pages.put(request)
+        elif isinstance(request, FeedbackRequest):
+            self.feedback.put(request)
         elif isinstance(request, BenchStopRequest):
             self.bench.stop_event(request.job).set()
         elif isinstance(request, BenchRequest):

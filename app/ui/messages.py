@@ -105,6 +105,54 @@ class StopRequest:
     """Shut the worker down (pending work is dropped)."""
 
 
+@dataclass(frozen=True, slots=True)
+class AnsweredQuestion:
+    """What feedback is about: a finished answer as the window saw it, with the agent's
+    steps (its Decision, Result and Error events as JSON dicts), citations and pages."""
+
+    question: str
+    answer: str
+    abstained: bool
+    decisions: tuple[dict[str, Any], ...] = ()
+    citations: tuple[dict[str, Any], ...] = ()
+    pages: tuple[dict[str, Any], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class RateRequest:
+    """Thumbs up (1), down (-1) or cleared (0) on the answer of question ``job``;
+    ``feedback_id`` is the row an earlier click stored, so a new click updates it."""
+
+    job: int
+    about: AnsweredQuestion
+    rating: int
+    feedback_id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RightPageRequest:
+    """The technician says ``document`` page ``page`` is the one answering question ``job``."""
+
+    job: int
+    about: AnsweredQuestion
+    document: str
+    page: int
+    feedback_id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AddToBenchmarkRequest:
+    """Append the (thumbed-up) answer of question ``job`` to the dataset file ``dataset``."""
+
+    job: int
+    about: AnsweredQuestion
+    dataset: str
+    feedback_id: int | None = None
+
+
+FeedbackRequest = RateRequest | RightPageRequest | AddToBenchmarkRequest
+
+
 Request = (
     AskRequest
     | ImportRequest
@@ -117,6 +165,9 @@ Request = (
     | CancelAnswer
     | CancelImports
     | StopRequest
+    | RateRequest
+    | RightPageRequest
+    | AddToBenchmarkRequest
     | BenchRequest
 )
 
@@ -218,6 +269,22 @@ class DownloadUpdate:
 
 
 @dataclass(frozen=True, slots=True)
+class FeedbackSaved:
+    """Feedback on question ``job`` is stored as row ``feedback_id`` (``error`` says why
+    not). ``action`` is "rate", "right_page" or "benchmark"; a benchmark item's new id and
+    dataset file come back in ``item_id`` and ``dataset``."""
+
+    job: int
+    action: str
+    feedback_id: int | None
+    rating: int = 0
+    page: tuple[str, int] | None = None
+    item_id: str = ""
+    dataset: str = ""
+    error: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class WorkerFailure:
     """Something the worker could not do; ``message`` is for the person at the window."""
 
@@ -235,6 +302,7 @@ Reply = (
     | Thumbnails
     | ModelsListed
     | DownloadUpdate
+    | FeedbackSaved
     | WorkerFailure
     | BenchReply
 )
