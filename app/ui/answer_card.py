@@ -1,7 +1,9 @@
 """One exchange of the conversation: the question, the answer streaming in, its
-citations as buttons, a copy button, and the reasoning timeline under it."""
+citations as buttons, thumbs and a copy button, and the reasoning timeline under it."""
 
 from __future__ import annotations
+
+from dataclasses import asdict
 
 from PySide6.QtCore import QSize, Qt, QUrl, Signal
 from PySide6.QtGui import QGuiApplication, QResizeEvent
@@ -16,13 +18,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.agent.events import Answer, CitationOut, Done, Error, Status, Token
+from app.agent.events import Answer, CitationOut, Decision, Done, Error, Result, Status, Token
 from app.ui.answer_format import answer_html, plain_answer
+from app.ui.feedback_bar import FeedbackBar
 from app.ui.flow_layout import FlowLayout
+from app.ui.messages import AnsweredQuestion
 from app.ui.timeline import Timeline
 from app.ui.widgets import named, short_title
 
 ABSTAIN_TITLE = "The manuals don't answer this"
+
+
+def _stopped(event: object) -> bool:
+    return isinstance(event, Error) and event.suggestion == "stopped"
 
 
 class AnswerText(QTextBrowser):
@@ -71,6 +79,8 @@ class AnswerCard(QFrame):
         self.answer: Answer | None = None
         self.running = True
         self.stopped = False
+        self.steps: list[dict[str, object]] = []  # the agent's decisions, results and errors
+        self.feedback_id: int | None = None  # the stored feedback row, once there is one
         self._build()
 
     def _build(self) -> None:
@@ -86,10 +96,13 @@ class AnswerCard(QFrame):
         self.copy_button.setToolTip("Copy the answer with its sources")
         self.copy_button.clicked.connect(self.copy)
         self.copy_button.setEnabled(False)
+        self.feedback = FeedbackBar(self.link_color, self)
+        self.feedback.hide()
         self.chips = FlowLayout(spacing=6)
         self.timeline = Timeline(self)
         footer = QHBoxLayout()
         footer.addWidget(self.status, 1)
+        footer.addWidget(self.feedback)
         footer.addWidget(self.copy_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(16, 14, 16, 12)
@@ -104,6 +117,8 @@ class AnswerCard(QFrame):
     # ---- events ----------------------------------------------------------------------------
     def add_event(self, event: object) -> None:
         self.timeline.add_event(event)
+        if isinstance(event, Decision | Result | Error) and not _stopped(event):
+            self.steps.append(asdict(event))
         if isinstance(event, Token):
             self.text = event.text if getattr(event, "reset", False) else self.text + event.text
             self._render()
@@ -136,6 +151,7 @@ class AnswerCard(QFrame):
     def _finish(self, done: Done) -> None:
         self.running = False
         self.copy_button.setEnabled(bool(self.text))
+        self.feedback.setVisible(self.answer is not None)
         if self.stopped:
             self.status.setText("Stopped")
             if not self.text:
@@ -164,6 +180,19 @@ class AnswerCard(QFrame):
         if self.answer is None:
             return ()
         return tuple(f"{c.title} p.{c.page}" for c in self.answer.citations)
+
+    def answered(self) -> AnsweredQuestion | None:
+        """The finished answer with the agent's steps, for feedback (None without one)."""
+        if self.answer is None or self.running:
+            return None
+        return AnsweredQuestion(
+            self.question,
+            self.answer.text,
+            self.answer.abstained,
+            tuple(self.steps),
+            tuple(asdict(c) for c in self.answer.citations),
+            tuple(asdict(p) for p in self.answer.pages),
+        )
 
     def copy(self) -> None:
         QGuiApplication.clipboard().setText(plain_answer(self.text))

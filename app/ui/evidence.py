@@ -4,6 +4,8 @@ The cited pages come first, then the other pages the search ranked; a thumbnail 
 lists them all. Clicking a citation shows its page and scrolls to its region; previous
 and next step through the manual. Images are requested from the worker at the zoom the
 view needs (times the device pixel ratio) and re-requested, sharper, after zooming in.
+"This is the right page" marks the page shown as the one that answers the question the
+pages came from (``origin``, that question's job number).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QListWidgetItem,
+    QPushButton,
     QStackedWidget,
     QToolButton,
     QVBoxLayout,
@@ -30,6 +33,7 @@ from app.ui.page_view import PageView
 from app.ui.widgets import named, short_title
 
 Key = tuple[str, int]
+RIGHT_PAGE_TEXT = {None: "This is the right page", False: "Saving…", True: "✓ The right page"}
 
 
 @dataclass(slots=True)
@@ -57,6 +61,7 @@ def pages_used(answer: Answer) -> list[PageRef]:
 class EvidencePane(QWidget):
     render_requested = Signal(str, int, float)  # document, page, zoom
     thumbnails_requested = Signal(object)  # list of (document, page)
+    right_page_marked = Signal(int, str, int)  # origin, document, page
 
     def __init__(self, highlight: QColor, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -65,6 +70,8 @@ class EvidencePane(QWidget):
         self.page_counts: dict[str, int] = {}
         self.titles: dict[str, str] = {}
         self.current: Key | None = None
+        self.origin: int | None = None  # the question the shown pages belong to
+        self.marked: dict[tuple[int, str, int], bool] = {}  # -> saved (False: saving)
         self.regions: list[list[float]] = []
         self._pending: set[tuple[str, int, float]] = set()
         self._build(highlight)
@@ -89,11 +96,13 @@ class EvidencePane(QWidget):
         self.stack.addWidget(self.empty)
         self.stack.addWidget(self.view)
         self.strip = self._strip()
+        self.right_page_bar = self._right_page_bar()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addLayout(header)
         layout.addWidget(self.stack, 1)
+        layout.addWidget(self.right_page_bar)
         layout.addWidget(self.strip)
         self._update_header()
 
@@ -126,6 +135,24 @@ class EvidencePane(QWidget):
         strip.hide()
         return strip
 
+    def _right_page_bar(self) -> QWidget:
+        """The "This is the right page" button, for the page shown and its question."""
+        bar = named(QWidget(self), "rightPageBar")
+        self.right_page_hint = named(QLabel("Is this the page that answers it?"), "rightPageHint")
+        self.right_page_button = named(QPushButton("This is the right page"), "rightPageButton")
+        self.right_page_button.setToolTip(
+            "Remember this page as the answer's source; marked pages teach the benchmark "
+            "and the optimiser"
+        )
+        self.right_page_button.clicked.connect(self._mark_right_page)
+        row = QHBoxLayout(bar)
+        row.setContentsMargins(12, 4, 12, 4)
+        row.addWidget(self.right_page_hint)
+        row.addStretch(1)
+        row.addWidget(self.right_page_button)
+        bar.hide()
+        return bar
+
     def _tool(self, text: str, tip: str, slot: object) -> QToolButton:
         button = named(QToolButton(self), "pageTool")
         button.setText(text)
@@ -137,6 +164,7 @@ class EvidencePane(QWidget):
     def show_answer(self, answer: Answer) -> None:
         """Fill the strip with the pages the answer used and show the first cited one."""
         refs = pages_used(answer)
+        self.origin = None  # until the caller says which question this is
         self.refs = {(r.document, r.page): r for r in refs}
         for c in answer.citations:
             self.titles.setdefault(c.document, c.title)
@@ -241,7 +269,39 @@ class EvidencePane(QWidget):
                 return
         self.strip.clearSelection()
 
+    # ---- the right page ----------------------------------------------------------------------
+    def set_origin(self, origin: int | None) -> None:
+        """Say which question the pages shown belong to (None: none, no marking)."""
+        self.origin = origin
+        self._update_right_page()
+
+    def _mark_right_page(self) -> None:
+        if self.origin is None or self.current is None:
+            return
+        self.marked[(self.origin, *self.current)] = False
+        self._update_right_page()
+        self.right_page_marked.emit(self.origin, *self.current)
+
+    def right_page_saved(self, origin: int, document: str, page: int, ok: bool) -> None:
+        """The worker stored the mark (or could not: the page can be marked again)."""
+        if ok:
+            self.marked[(origin, document, page)] = True
+        else:
+            self.marked.pop((origin, document, page), None)
+        self._update_right_page()
+
+    def _update_right_page(self) -> None:
+        shown = self.origin is not None and self.current is not None
+        self.right_page_bar.setVisible(shown)
+        if self.origin is None or self.current is None:
+            return
+        state = self.marked.get((self.origin, *self.current))
+        self.right_page_button.setEnabled(state is None)
+        self.right_page_button.setText(RIGHT_PAGE_TEXT[state])
+        self.right_page_hint.setVisible(state is None)
+
     def _update_header(self) -> None:
+        self._update_right_page()
         has_page = self.current is not None
         for button in (self.prev_button, self.next_button):
             button.setEnabled(has_page)
@@ -259,6 +319,7 @@ class EvidencePane(QWidget):
     def reset(self) -> None:
         self.refs.clear()
         self.current = None
+        self.origin = None
         self.strip.clear()
         self.strip.hide()
         self.stack.setCurrentWidget(self.empty)

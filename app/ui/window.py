@@ -28,6 +28,7 @@ from app.ui.commands import WindowCommands
 from app.ui.controller import Controller
 from app.ui.conversation import ConversationPanel
 from app.ui.evidence import EvidencePane
+from app.ui.feedback_link import FeedbackLink
 from app.ui.menus import build_menus
 from app.ui.sidebar import LibraryPanel
 from app.ui.statusbar import StatusBar
@@ -120,6 +121,7 @@ class MainWindow(WindowCommands, QMainWindow):
         self.evidence.render_requested.connect(c.render)
         self.evidence.thumbnails_requested.connect(c.thumbnails)
         self.benchmark.answer_requested.connect(self.show_benchmark_answer)
+        self.feedback = FeedbackLink(self)  # after _answer_event: it sees the answer shown
 
     # ---- asking --------------------------------------------------------------------------
     def ask(self, question: str) -> None:
