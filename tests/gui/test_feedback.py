@@ -123,9 +123,14 @@ def test_the_right_page_is_stored_for_the_answer_it_came_from(make_window, sampl
     assert row.rating == 1 and tuple(row.right_pages) == ((MANUAL, 7),)
 
 
-def test_no_right_page_button_without_an_answer(make_window, sample_library, qtbot):
+def test_no_right_page_button_without_a_conversation_answer(make_window, sample_library, qtbot):
     window = make_window(sample_library)
     window.evidence.show_page(MANUAL, 3)
+    assert not window.evidence.right_page_bar.isVisible()
+    card = answered(window, qtbot)
+    assert window.evidence.right_page_bar.isVisible()
+    assert card.answer is not None
+    window.show_benchmark_answer(card.answer)  # a benchmark record: no question to mark for
     assert not window.evidence.right_page_bar.isVisible()
 
 
