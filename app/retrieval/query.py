@@ -8,7 +8,7 @@ becomes a preference for a manual type.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -188,7 +188,62 @@ def content_terms(text: str) -> list[str]:
     return list(seen)
 
 
-def analyse(text: str, documents: list[DocumentInfo]) -> QueryAnalysis:
+# Words a product name may hold that name no product on their own: a question about "the
+# alarm" or "the system" names no manual, even when one is called "Hybrid Security Alarm
+# System".
+GENERIC_PRODUCT_WORDS = frozenset(
+    _words(
+        """
+    alarm alarms security system systems panel control receiver digital wireless wired
+    gateway keypad module unit device smart home fire intrusion communicator transmitter
+    detector sensor series model version edition manual guide installation user users
+    scanned document documentation instructions reference hardware software kit
+    """
+    )
+)
+
+
+def product_names(
+    documents: Sequence[DocumentInfo], doc_count: Callable[[str], int] | None = None
+) -> dict[int, frozenset[str]]:
+    """The words and phrases that name each document's product in a question.
+
+    The whole product name always does, and so does its model code (``hsgw-max8``). A
+    single word of the name (``ademco``, ``hybrid``) does only when it is distinctive:
+    long enough, not a generic word, not part of another manual's product name, and, when
+    ``doc_count`` can tell, found in the text of at most one manual.
+    """
+    parts_of: dict[int, set[str]] = {}
+    names: dict[int, set[str]] = {}
+    for doc in documents:
+        product = " ".join(doc.profile.product.lower().replace("_", " ").split())
+        found = {product} if product else set()
+        code = re.match(r"[a-z]+-?[a-z0-9]*\d", product)
+        if code:
+            found.add(code.group(0))
+        names[doc.id] = found
+        parts_of[doc.id] = {
+            p
+            for p in re.split(r"[\s/]+", product)
+            if len(p) >= 4 and p not in STOPWORDS and p not in WEAK
+        } - GENERIC_PRODUCT_WORDS
+    for doc_id, parts in parts_of.items():
+        others = set().union(*(v for k, v in parts_of.items() if k != doc_id))
+        for part in parts - others:
+            if part.isdigit() or (doc_count is not None and doc_count(part) > 1):
+                continue
+            names[doc_id].add(part)
+    return {doc_id: frozenset(n for n in found if n) for doc_id, found in names.items()}
+
+
+def analyse(
+    text: str,
+    documents: Sequence[DocumentInfo],
+    names: Mapping[int, frozenset[str]] | None = None,
+) -> QueryAnalysis:
+    """Terms, identifiers, intent and named products of a question. ``names`` are the
+    product names of each document (``product_names``); computed here when not given."""
+    names = product_names(documents) if names is None else names
     idents = []
     product_words = {
         w for d in documents for w in re.split(r"[\s/-]+", d.profile.product.lower()) if w
@@ -207,7 +262,7 @@ def analyse(text: str, documents: list[DocumentInfo]) -> QueryAnalysis:
         terms=tuple(terms),
         identifiers=tuple(idents),
         intent=_intent(terms),
-        products=tuple(_named_products(text, documents)),
+        products=tuple(_named_products(text, names)),
     )
 
 
@@ -218,29 +273,32 @@ def _intent(terms: list[str]) -> ManualType | None:
     return best[0] if best[1] > 0 and tied == 1 else None
 
 
-def _named_products(text: str, documents: list[DocumentInfo]) -> list[int]:
+def _named_products(text: str, names: Mapping[int, frozenset[str]]) -> list[int]:
     """Documents whose product name (or a distinctive part of it) the question mentions."""
-    lowered = text.lower()
-    hits = []
-    for doc in documents:
-        names = {doc.profile.product.lower()}
-        names |= {p for p in re.split(r"[\s/]+", doc.profile.product.lower()) if len(p) >= 4}
-        code = re.match(r"[a-z]+-?[a-z0-9]*\d", doc.profile.product.lower())
-        if code:
-            names.add(code.group(0))
-        names = {n for n in names if n and n not in STOPWORDS and n not in WEAK}
-        if any(re.search(rf"(?<![\w-]){re.escape(n)}(?![\w])", lowered) for n in names):
-            hits.append(doc.id)
-    return hits
+    lowered = " ".join(text.lower().replace("_", " ").split())
+    return [
+        doc_id
+        for doc_id, found in names.items()
+        if any(re.search(rf"(?<![\w-]){re.escape(n)}(?![\w])", lowered) for n in found)
+    ]
 
 
-def fts_query(terms: list[str] | tuple[str, ...]) -> str:
-    """An FTS5 OR-query over terms; multi-part tokens (13.8, HSGW-MAX8) become phrases."""
+def fts_query(terms: Sequence[str], extra: Sequence[str] = ()) -> str:
+    """An FTS5 OR-query over terms; multi-part tokens (13.8, HSGW-MAX8) become phrases.
+
+    A word of five letters or more is matched by its stem as a prefix (the index does not
+    stem): "triggered" finds "trigger" and "triggers", "battery" finds "batteries".
+    ``extra`` words (OCR misreadings of the terms) are matched exactly."""
     parts = []
     for term in terms:
         pieces = re.findall(r"[A-Za-z0-9]+", term)
         if not pieces:
             continue
-        phrase = " ".join(pieces)
-        parts.append(f'"{phrase}"')
-    return " OR ".join(parts)
+        if len(pieces) == 1 and len(term) >= 5 and term.isalpha():
+            prefix = stem(term)
+            prefix = prefix[:-1] if prefix.endswith("y") and len(prefix) > 5 else prefix
+            parts.append(f'"{prefix}"*')
+        else:
+            parts.append('"' + " ".join(pieces) + '"')
+    parts += [f'"{w}"' for w in extra if re.fullmatch(r"[A-Za-z0-9]+", w)]
+    return " OR ".join(dict.fromkeys(parts))

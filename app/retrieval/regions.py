@@ -14,7 +14,8 @@ from functools import lru_cache
 
 from app.library.models import Box, TextLine, union_box
 from app.library.symbols import searchable_text
-from app.retrieval.query import tokenize
+from app.retrieval.query import alias_map, stem
+from app.retrieval.terms import line_stems
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,13 +26,21 @@ class Region:
 
 
 @lru_cache(maxsize=200_000)
-def _line_tokens(text: str) -> frozenset[str]:
-    return frozenset(tokenize(searchable_text(text)))
+def _line_stems(text: str) -> frozenset[str]:
+    return line_stems(searchable_text(text))
 
 
-def line_score(line: TextLine, idf: Mapping[str, float], identifiers: Sequence[str]) -> float:
-    tokens = _line_tokens(line.text)
-    score = sum(idf.get(t, 0.0) for t in tokens)
+def line_score(
+    line: TextLine,
+    idf: Mapping[str, float],
+    identifiers: Sequence[str],
+    aliases: Mapping[str, str] | None = None,
+) -> float:
+    """The weight of the question terms a line holds (``idf`` keyed by the terms' stems;
+    a page stem that ``aliases`` maps to a term counts as the term), identifiers most."""
+    stems = _line_stems(line.text)
+    found = stems | {aliases[s] for s in stems if s in aliases} if aliases else stems
+    score = sum(idf.get(s, 0.0) for s in found)
     text = line.text.lower().replace(" ", "")
     for ident in identifiers:
         if ident.lower().replace(" ", "") in text:
@@ -43,10 +52,15 @@ def select_regions(
     lines: Sequence[TextLine],
     idf: Mapping[str, float],
     identifiers: Sequence[str] = (),
+    aliases: Mapping[str, str] | None = None,
     max_regions: int = 3,
 ) -> list[Region]:
     """The supporting regions among ``lines`` (in reading order), best first."""
-    scored = [(line_score(line, idf, identifiers), i) for i, line in enumerate(lines)]
+    weights: dict[str, float] = {}
+    for term, weight in idf.items():
+        weights[stem(term)] = max(weights.get(stem(term), 0.0), weight)
+    aliases = alias_map(list(idf)) if aliases is None else aliases
+    scored = [(line_score(line, weights, identifiers, aliases), i) for i, line in enumerate(lines)]
     if not scored:
         return []
     top = max(s for s, _ in scored)

@@ -27,11 +27,13 @@ from app.retrieval.query import (
     alias_map,
     analyse,
     fts_query,
+    product_names,
     stem,
     stems_of,
     tokenize,
 )
 from app.retrieval.regions import Region, idf_weights, select_regions
+from app.retrieval.terms import OcrVocabulary, expansions, line_stems
 from app.retrieval.vectors import VectorIndex
 
 RRF_K = 60
@@ -78,10 +80,13 @@ class TextSearch:
         self.embedder = embedder
         self.candidates = candidates
         self.vectors = VectorIndex(store)
-        store.db.execute(
-            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab"
-            " USING fts5vocab(main, chunks_fts, row)"
-        )
+        self._names: tuple[tuple[tuple[int, str], ...], dict[int, frozenset[str]]] | None = None
+        self._ocr: tuple[tuple[int, ...], OcrVocabulary] | None = None
+        for table, source in (("chunks_vocab", "chunks_fts"), ("pages_vocab", "pages_fts")):
+            store.db.execute(
+                f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{table}"
+                f" USING fts5vocab(main, {source}, row)"
+            )
 
     def search(
         self, text: str, k: int = 10, documents: Sequence[int] | None = None
@@ -91,9 +96,10 @@ class TextSearch:
         self._pages_seen = {}
         t0 = time.perf_counter()
         docs = {d.id: d for d in self.store.list_documents()}
-        query = analyse(text, list(docs.values()))
+        query = analyse(text, list(docs.values()), self.product_names(list(docs.values())))
         allowed = set(documents) if documents else None
         idf = self._idf(query.terms)
+        aliases, misread = expansions(query.terms, self._ocr_vocabulary(docs), self._pages_with)
         timings["analyse"] = time.perf_counter() - t0
 
         t1 = time.perf_counter()
@@ -103,11 +109,11 @@ class TextSearch:
         dense = self.vectors.knn(qvec, self.candidates)
         timings["knn"] = time.perf_counter() - t2
         t3 = time.perf_counter()
-        lexical = self._bm25_chunks(query, idf)
+        lexical = self._bm25_chunks(query, idf, misread)
         idents = self._identifier_chunks(query)
         page_lex = {
             key: rank
-            for key, rank in self._bm25_pages(query, idf).items()
+            for key, rank in self._bm25_pages(query, idf, misread).items()
             if allowed is None or key[0] in allowed
         }
         timings["bm25"] = time.perf_counter() - t3
@@ -123,12 +129,30 @@ class TextSearch:
         fused = _rrf([[c for c, _ in dense], lexical, idents], weights=[1.0, 1.0, 0.5])
         pages = self._rank_pages(query, docs, chunks, fused, cosine, page_lex, idf)
         evidence_idf = _without_product_terms(idf, query, docs)
-        pages = self._rerank(query, docs, pages[: self.rerank_depth], qvec, evidence_idf)
-        hits = self._page_hits(query, docs, pages[:k], chunks, fused, cosine, idf)
+        pages = self._rerank(query, docs, pages[: self.rerank_depth], qvec, evidence_idf, aliases)
+        hits = self._page_hits(query, docs, pages[:k], chunks, fused, cosine, idf, aliases)
         timings["rank"] = time.perf_counter() - t4
         timings["total"] = time.perf_counter() - t0
         confidence = hits[0].confidence if hits else 0.0
         return SearchResult(query, tuple(hits), confidence, timings)
+
+    def product_names(self, documents: Sequence[DocumentInfo]) -> dict[int, frozenset[str]]:
+        """Each document's product names (``query.product_names``), a word of a name
+        counting only when no other manual's text holds it; kept until the documents change."""
+        key = tuple((d.id, d.profile.product) for d in documents)
+        if self._names is None or self._names[0] != key:
+            self._names = (key, product_names(documents, self._documents_with))
+        return self._names[1]
+
+    def _documents_with(self, word: str) -> int:
+        if not word.replace("-", "").isalnum():
+            return 0
+        row = self.store.db.execute(
+            "SELECT count(DISTINCT p.document_id) FROM pages_fts f JOIN pages p ON p.id = f.rowid"
+            " WHERE pages_fts MATCH ?",
+            ('"' + word.replace("-", " ") + '"',),
+        ).fetchone()
+        return int(row[0]) if row else 0
 
     def _page_chunks(self, doc_id: int, page: int) -> list[StoredChunk]:
         """A page's chunks, read once per search (re-rank and hits both need them)."""
@@ -158,8 +182,30 @@ class TextSearch:
                 weights[term] *= 0.15
         return weights
 
-    def _bm25_chunks(self, query: QueryAnalysis, idf: dict[str, float]) -> list[int]:
-        match = fts_query([t for t in query.terms if idf.get(t, 0) > 0.05])
+    def _ocr_vocabulary(self, docs: dict[int, DocumentInfo]) -> OcrVocabulary | None:
+        """The words of the OCR'd pages (None when there are none), read once per set of
+        documents."""
+        key = tuple(sorted(d.id for d in docs.values() if d.ocr_pages))
+        if not key:
+            return None
+        if self._ocr is None or self._ocr[0] != key:
+            marks = ",".join("?" * len(key))
+            rows = self.store.db.execute(
+                f"SELECT text FROM pages WHERE ocr = 1 AND document_id IN ({marks})", key
+            )
+            self._ocr = (key, OcrVocabulary(r[0] or "" for r in rows))
+        return self._ocr[1]
+
+    def _pages_with(self, word: str) -> int:
+        row = self.store.db.execute(
+            "SELECT doc FROM temp.pages_vocab WHERE term = ?", (word,)
+        ).fetchone()
+        return int(row[0]) if row else 0
+
+    def _bm25_chunks(
+        self, query: QueryAnalysis, idf: dict[str, float], extra: Sequence[str] = ()
+    ) -> list[int]:
+        match = fts_query([t for t in query.terms if idf.get(t, 0) > 0.05], extra)
         if not match:
             return []
         rows = self.store.db.execute(
@@ -183,9 +229,9 @@ class TextSearch:
         return sorted(counts, key=lambda c: -counts[c])[: self.candidates]
 
     def _bm25_pages(
-        self, query: QueryAnalysis, idf: dict[str, float]
+        self, query: QueryAnalysis, idf: dict[str, float], extra: Sequence[str] = ()
     ) -> dict[tuple[int, int], int]:
-        match = fts_query([t for t in query.terms if idf.get(t, 0) > 0.05])
+        match = fts_query([t for t in query.terms if idf.get(t, 0) > 0.05], extra)
         if not match:
             return {}
         rows = self.store.db.execute(
@@ -232,6 +278,7 @@ class TextSearch:
         ranked: list[tuple[tuple[int, int], float]],
         qvec: np.ndarray,
         idf: dict[str, float],
+        aliases: dict[str, str] | None = None,
     ) -> list[tuple[tuple[int, int], float]]:
         """Re-score the best pages on all their evidence: where the question's terms meet
         within a few lines, and the page's closest chunk in meaning."""
@@ -246,7 +293,9 @@ class TextSearch:
             lines = _dedupe([ln for c in page_chunks for ln in c.lines]) or list(
                 self.store.page_lines(doc_id, page)
             )
-            cov = page_coverage(page_chunks, [ln.text for ln in lines], idf, query.identifiers)
+            cov = page_coverage(
+                page_chunks, [ln.text for ln in lines], idf, query.identifiers, aliases
+            )
             semantic = min(max((cos - 0.2) / 0.5, 0.0), 1.0)
             final = 0.3 * score / top + 0.45 * cov + 0.25 * semantic
             rescored.append(((doc_id, page), final * _document_prior(query, docs.get(doc_id))))
@@ -262,6 +311,7 @@ class TextSearch:
         fused: dict[int, float],
         cosine: dict[int, float],
         idf: dict[str, float],
+        aliases: dict[str, str] | None = None,
     ) -> list[PageHit]:
         hits = []
         for (doc_id, page), score in ranked:
@@ -273,7 +323,7 @@ class TextSearch:
             lines = [ln for c in self._page_chunks(doc_id, page) for ln in c.lines]
             if not lines:
                 lines = list(self.store.page_lines(doc_id, page))
-            regions = select_regions(_dedupe(lines), idf, query.identifiers)
+            regions = select_regions(_dedupe(lines), idf, query.identifiers, aliases)
             best_cos = max((cosine.get(c.id, 0.0) for c in page_chunks), default=0.0)
             confidence = _confidence(best_cos, _coverage(regions, query, idf))
             hits.append(
@@ -349,16 +399,19 @@ def window_coverage(
     context: str = "",
     window: int = 4,
     chars: int = 320,
+    aliases: dict[str, str] | None = None,
 ) -> float:
     """Best share of the query's term weight found within ``window`` consecutive lines,
     or more lines while they stay under ``chars`` characters (OCR and table cells give
-    short lines), with the section headings counting for every window."""
+    short lines), with the section headings counting for every window. ``aliases`` map
+    page stems to the question stems they stand for (``terms.expansions``; unit aliases
+    by default)."""
     total = sum(idf.values()) or 1.0
     wanted = {stem(t): w for t, w in idf.items()}
-    aliases = alias_map(list(idf))
+    aliases = alias_map(list(idf)) if aliases is None else aliases
     base = _found(stems_of(context), wanted, aliases)
     # Per line, only the wanted stems it holds: windows then union a few tiny sets.
-    hits = [_found(stems_of(text), wanted, aliases) for text in lines]
+    hits = [_found(line_stems(text), wanted, aliases) for text in lines]
     best = sum(wanted[t] for t in base) / total
     # A window gains nothing by starting on a line without a question term.
     for start in (i for i, stems in enumerate(hits) if stems):
@@ -379,7 +432,7 @@ def _found(
 ) -> frozenset[str]:
     """The question stems a set of stems holds, directly or through an alias."""
     direct = {s for s in stems if s in wanted}
-    return frozenset(direct | {aliases[s] for s in stems if s in aliases})
+    return frozenset(direct | {aliases[s] for s in stems if aliases.get(s) in wanted})
 
 
 def page_coverage(
@@ -387,17 +440,21 @@ def page_coverage(
     lines: Sequence[str],
     idf: dict[str, float],
     identifiers: Sequence[str] = (),
+    aliases: dict[str, str] | None = None,
 ) -> float:
     """Term coverage of a page: the best window over its lines with every heading as
     context, or within one chunk read with its own heading and (tables) header row."""
     headings = " ".join({c.heading for c in chunks})
-    best = window_coverage(lines, idf, identifiers, headings)
+    aliases = alias_map(list(idf)) if aliases is None else aliases
+    best = window_coverage(lines, idf, identifiers, headings, aliases=aliases)
     for chunk in chunks:
         texts = [ln.text for ln in chunk.lines]
         context = chunk.heading
         if chunk.kind == "table" and texts:
             context, texts = f"{chunk.heading} {texts[0]}", texts[1:]
-        best = max(best, window_coverage(texts, idf, identifiers, context, window=2))
+        best = max(
+            best, window_coverage(texts, idf, identifiers, context, window=2, aliases=aliases)
+        )
     return best
 
 

@@ -1,0 +1,112 @@
+"""How a question's words are recognised on a page that writes them differently.
+
+Manuals and their scans rarely spell a term the way a question does. Three kinds of
+difference are bridged here, each as an alias from a page word's stem to the question
+term's stem, so coverage, regions and BM25 all see the same match:
+
+- units and plain synonyms (``query.ALIASES``: "voltage" is found as "13.8 V");
+- OCR misreadings: a scanned page reads "Conputer" or "faiiure". A word of the OCR'd
+  pages within one edit of a question term, and rarer than it, stands for it;
+- words a scan split in two ("out puts"): adjacent tokens joined are matched too
+  (``line_stems``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
+from itertools import pairwise
+
+from app.retrieval.query import alias_map, stem, tokenize
+
+# Shorter words have too many real neighbours one edit away ("zone"/"done").
+MIN_FUZZY_LENGTH = 5
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+class OcrVocabulary:
+    """The words of a library's OCR'd pages, with how many pages hold each, indexed by
+    every one-letter deletion so that the words one edit from a question term are found
+    without a scan of the vocabulary."""
+
+    def __init__(self, texts: Iterable[str]) -> None:
+        self.pages: Counter[str] = Counter()
+        for text in texts:
+            self.pages.update({w for w in _WORD.findall(text.lower()) if len(w) >= 4})
+        self.index: dict[str, set[str]] = defaultdict(set)
+        for word in self.pages:
+            if len(word) >= MIN_FUZZY_LENGTH - 1:
+                for key in _deletions(word):
+                    self.index[key].add(word)
+
+    def __len__(self) -> int:
+        return len(self.pages)
+
+    def misreadings(self, term: str, pages_with: Callable[[str], int]) -> list[str]:
+        """OCR words one edit from ``term`` that are likely misreadings of it.
+
+        ``pages_with(word)`` counts the library's pages holding a word, scans and text
+        layers alike. A candidate is a misreading when no text-layer page holds it (it is
+        no real word of these manuals) and the term itself is on at least three times as
+        many pages (a misread word is rarer than the word it garbles).
+        """
+        if len(term) < MIN_FUZZY_LENGTH or not term.isalpha():
+            return []
+        found: set[str] = set()
+        for key in _deletions(term):
+            found |= self.index.get(key, set())
+        base = pages_with(term)
+        out = []
+        for word in sorted(found):
+            if word == term or not _one_edit(term, word) or stem(term) == stem(word):
+                continue
+            in_scans = self.pages[word]
+            if pages_with(word) <= in_scans and 3 * in_scans <= base:
+                out.append(word)
+        return out
+
+
+def _deletions(word: str) -> set[str]:
+    return {word} | {word[:i] + word[i + 1 :] for i in range(len(word))}
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """Levenshtein distance <= 1."""
+    if abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b, strict=True)) <= 1
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    i = 0
+    while i < len(short) and short[i] == long[i]:
+        i += 1
+    return short[i:] == long[i + 1 :]
+
+
+def expansions(
+    terms: Sequence[str],
+    ocr: OcrVocabulary | None = None,
+    pages_with: Callable[[str], int] | None = None,
+) -> tuple[dict[str, str], list[str]]:
+    """(stem of a page word -> stem of the question term it stands for, the OCR
+    misreadings found): unit and synonym aliases, and misreadings of each term."""
+    out = alias_map(list(terms))
+    words: list[str] = []
+    if ocr is None or not len(ocr) or pages_with is None:
+        return out, words
+    for term in terms:
+        for word in ocr.misreadings(term, pages_with):
+            out.setdefault(stem(word), stem(term))
+            words.append(word)
+    return out, words
+
+
+@lru_cache(maxsize=200_000)
+def line_stems(text: str) -> frozenset[str]:
+    """A line's stems, and the stems of each pair of adjacent tokens joined (a scan's
+    "out puts" holds "output")."""
+    tokens = tokenize(text)
+    joined = (a + b for a, b in pairwise(tokens) if a.isalpha() and b.isalpha())
+    return frozenset(stem(t) for t in tokens) | frozenset(stem(j) for j in joined)

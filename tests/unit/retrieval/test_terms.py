@@ -1,0 +1,103 @@
+"""Recognising a question's words where a page writes them differently: OCR misreadings,
+words a scan split in two, inflections in BM25, and the names that route to a product."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from app.library.models import DocumentInfo, ManualProfile
+from app.retrieval.query import analyse, fts_query, product_names
+from app.retrieval.terms import OcrVocabulary, expansions, line_stems
+from app.retrieval.text import window_coverage
+
+SCANS = [
+    "The computer port. Conputer Ready on pin 20. The computer link.",
+    "Computer failure LED. Compiter fault. The computer is offline.",
+    "A relay closes. The computer restarts.",
+    "Baud rate 600 for the computer output.",
+]
+
+
+def _pages_with(counts: dict[str, int]) -> Callable[[str], int]:
+    return lambda word: counts.get(word, 0)
+
+
+def test_rare_one_edit_ocr_words_are_misreadings_of_the_question_term() -> None:
+    vocab = OcrVocabulary(SCANS)
+    pages = _pages_with({"computer": 4, "conputer": 1, "compiter": 1})
+    assert vocab.misreadings("computer", pages) == ["compiter", "conputer"]
+
+
+def test_a_word_some_text_layer_holds_is_a_real_word_not_a_misreading() -> None:
+    vocab = OcrVocabulary(["delay delay delay", "relay", "delay", "delay"])
+    # "relay" is on a text-layer page too (3 pages in all, 1 of them scanned).
+    pages = _pages_with({"delay": 4, "relay": 3})
+    assert vocab.misreadings("delay", pages) == []
+
+
+def test_misreadings_must_be_rarer_than_the_term_and_short_words_are_left_alone() -> None:
+    vocab = OcrVocabulary(SCANS)
+    assert vocab.misreadings("computer", _pages_with({"computer": 2, "conputer": 1})) == []
+    assert vocab.misreadings("pin", _pages_with({"pin": 9})) == []
+    # Inflections are the stemmer's to match, not misreadings.
+    assert "computers" not in OcrVocabulary(["computers", *SCANS]).misreadings(
+        "computer", _pages_with({"computer": 9, "computers": 1})
+    )
+
+
+def test_expansions_alias_misreadings_and_units_to_the_question_term() -> None:
+    vocab = OcrVocabulary(SCANS)
+    aliases, words = expansions(
+        ["computer", "voltage"], vocab, _pages_with({"computer": 4, "conputer": 1})
+    )
+    assert aliases["conputer"] == "computer"
+    assert aliases["v"] == "voltag"  # stems on both sides
+    assert words == ["compiter", "conputer"]
+    assert expansions(["computer"], None, None) == ({}, [])
+
+
+def test_a_word_split_by_a_scan_is_found_joined() -> None:
+    assert "output" in line_stems("the COMPUTER out puts are set up")
+    assert {"the", "computer", "out", "puts"} <= line_stems("the COMPUTER out puts are set up")
+    # Only letters are joined: a pin and its number stay apart.
+    assert "pin20" not in line_stems("pin 20")
+
+
+def test_coverage_counts_misread_and_split_words() -> None:
+    idf = {"computer": 2.0, "output": 2.0}
+    lines = ["Conputer out puts:", "Baud rate 600"]
+    assert window_coverage(lines, idf) == 0.5  # the split "out puts" only
+    assert window_coverage(lines, idf, aliases={"conputer": "computer"}) == 1.0
+
+
+def test_fts_query_matches_inflections_by_stem_prefix() -> None:
+    query = fts_query(["triggered", "battery", "pin", "13.8", "hsgw-max8"], ["conputer"])
+    assert query == '"trigger"* OR "batter"* OR "pin" OR "13 8" OR "hsgw max8" OR "conputer"'
+
+
+def _doc(doc_id: int, product: str) -> DocumentInfo:
+    return DocumentInfo(doc_id, "", f"{doc_id}.pdf", product, 10, 0, "", ManualProfile(product))
+
+
+DOCS = [
+    _doc(1, "Hybrid Security Alarm System"),
+    _doc(2, "BOGP-3"),
+    _doc(3, "Ademco 685 Digital Alarm"),
+]
+
+
+def test_generic_words_of_a_product_name_name_no_product() -> None:
+    names = product_names(DOCS)
+    assert names[1] == {"hybrid security alarm system", "hybrid"}
+    assert names[2] == {"bogp-3"}
+    assert names[3] == {"ademco 685 digital alarm", "ademco"}
+    assert analyse("How do I silence the alarm siren?", DOCS).products == ()
+    assert analyse("What is the system security code?", DOCS).products == ()
+    assert analyse("On the Hybrid, what does AUX supply?", DOCS).products == (1,)
+    assert analyse("Ademco 685 baud rate?", DOCS).products == (3,)
+
+
+def test_a_name_word_other_manuals_print_is_not_distinctive() -> None:
+    names = product_names(DOCS, doc_count=lambda w: 3 if w == "hybrid" else 1)
+    assert "hybrid" not in names[1]
+    assert "ademco" in names[3]
