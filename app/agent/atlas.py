@@ -8,11 +8,11 @@ same table, so the two policies agree on what each manual is for.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from app.library.models import DocumentInfo, ManualProfile, ManualType
-from app.retrieval.query import analyse
+from app.retrieval.query import QueryAnalysis, analyse
 
 IDENTITY = "Lantern, an offline assistant for field technicians working on security equipment."
 STYLE = (
@@ -46,6 +46,7 @@ class ManualEntry:
     manual_type: ManualType
     topics: tuple[str, ...]
     pages: int
+    names: frozenset[str] | None = None  # what names its product in a question
 
     @property
     def routing_hint(self) -> str:
@@ -81,7 +82,7 @@ class Atlas:
     def route(self, question: str) -> tuple[int, ...]:
         """Documents a question belongs to: the ones whose product it names, else the ones
         whose manual type suits its intent; () when the question does not say."""
-        query = analyse(question, [_as_document(m) for m in self.manuals])
+        query = self._analyse(question)
         if query.products:
             return tuple(query.products)
         if query.intent:
@@ -93,7 +94,7 @@ class Atlas:
     def products_named(self, question: str) -> list[tuple[int, ...]]:
         """The manuals of each product the question names, one group per product (a
         product with an installation guide and a user manual is one group)."""
-        named = analyse(question, [_as_document(m) for m in self.manuals]).products
+        named = self._analyse(question).products
         groups: dict[str, list[int]] = {}
         for manual in self.manuals:
             if manual.document_id in named:
@@ -105,12 +106,23 @@ class Atlas:
         """Lower-cased words of the products of some manuals (to leave out of a query)."""
         return {w for m in self.manuals if m.document_id in ids for w in m.product.lower().split()}
 
+    def _analyse(self, question: str) -> QueryAnalysis:
+        documents = [_as_document(m) for m in self.manuals]
+        if any(m.names is None for m in self.manuals):
+            return analyse(question, documents)
+        return analyse(
+            question, documents, {m.document_id: m.names or frozenset() for m in self.manuals}
+        )
+
     def titles(self, ids: Sequence[int] = ()) -> list[str]:
         return [m.title for m in self.manuals if not ids or m.document_id in ids]
 
 
-def build_atlas(documents: Sequence[DocumentInfo]) -> Atlas:
-    """The Atlas of a library, from its documents' profiles."""
+def build_atlas(
+    documents: Sequence[DocumentInfo], names: Mapping[int, frozenset[str]] | None = None
+) -> Atlas:
+    """The Atlas of a library, from its documents' profiles; ``names`` are the product
+    names of each (``TextSearch.product_names``), else worked out from the profiles alone."""
     return Atlas(
         tuple(
             ManualEntry(
@@ -121,6 +133,7 @@ def build_atlas(documents: Sequence[DocumentInfo]) -> Atlas:
                 manual_type=d.profile.manual_type,
                 topics=d.profile.topics,
                 pages=d.pages,
+                names=names.get(d.id, frozenset()) if names is not None else None,
             )
             for d in documents
         )

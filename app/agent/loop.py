@@ -72,7 +72,10 @@ class Tree:
         """Answer one question (a follow-up when ``history`` holds the earlier turns)."""
         turns = tuple(t if isinstance(t, Turn) else Turn(t[0], t[1]) for t in history or ())
         docs = self.resources.library.store.list_documents()
-        state = TreeData(question.strip(), build_atlas(docs), turns, max_steps=self.max_steps)
+        names = self.resources.text_search.product_names(docs)
+        state = TreeData(
+            question.strip(), build_atlas(docs, names), turns, max_steps=self.max_steps
+        )
         trace = TraceRecorder(state.prompt, self.mode, turns)
         trace.atlas(state.atlas.render())
         self.resources.clock.reset()
