@@ -21,6 +21,7 @@ from app.ui.main import application, build_window
 from app.ui.window import MainWindow
 
 TIMEOUT_S = 180.0
+BENCH_TIMEOUT_S = 3600.0  # a whole dataset, answered by a local LLM and judged
 
 
 class Shooter:
@@ -38,6 +39,7 @@ class Shooter:
         self.answered = not question
         self.benched = view != "benchmark" or window.benchmark.run is not None
         window.benchmark.run_finished.connect(self._bench_finished)
+        self.timeout = TIMEOUT_S if self.benched else BENCH_TIMEOUT_S
         self.started = time.monotonic()
         self.code = 1
         window.controller.library_changed.connect(self._library_ready)
@@ -57,7 +59,7 @@ class Shooter:
         """No saved run to show: run the dataset and shoot when it is done."""
         panel = self.window.benchmark
         if self.dataset and not panel.load_dataset(self.dataset, remember=False):
-            print(f"screenshot: {panel.status.text()}", file=sys.stderr)
+            print(f"screenshot: {panel.bar.status.text()}", file=sys.stderr)
         if not panel.dataset:
             print("screenshot: no saved run and no dataset to run", file=sys.stderr)
             self.benched = True
@@ -79,17 +81,17 @@ class Shooter:
         return evidence.current is None or evidence.current in evidence.images
 
     def _check(self) -> None:
-        timed_out = time.monotonic() - self.started > TIMEOUT_S
+        timed_out = time.monotonic() - self.started > self.timeout
         if not timed_out and not (self.answered and self.benched and self._page_shown()):
             return
         self.poll.stop()
         if timed_out:
-            print(f"screenshot: gave up waiting after {TIMEOUT_S:.0f} s", file=sys.stderr)
-        # Let the last images and layout settle before the picture is taken.
+            print(f"screenshot: gave up waiting after {self.timeout:.0f} s", file=sys.stderr)
+        # Let the last images and layout settle (in the view shown) before the picture is taken.
+        self.window.show_view(self.view)
         QTimer.singleShot(600, self._shoot)
 
     def _shoot(self) -> None:
-        self.window.show_view(self.view)
         ok = self.window.grab().save(str(self.out))
         self.code = 0 if ok else 1
         print(f"saved {self.out}" if ok else f"cannot write {self.out}", file=sys.stderr)

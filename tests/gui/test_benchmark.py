@@ -57,8 +57,8 @@ def test_a_run_fills_the_table_live_and_ends_with_the_metrics_summary(
         )
     )
     with qtbot.waitSignal(panel.run_finished, timeout=60_000) as finished:
-        qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
-        assert panel.progress.isVisible() and not panel.run_button.isEnabled()
+        qtbot.mouseClick(panel.bar.run_button, Qt.MouseButton.LeftButton)
+        assert panel.bar.progress.isVisible() and not panel.bar.run_button.isEnabled()
     reply = finished.args[0]
     assert not reply.error and not reply.stopped
     started = next(r for r in replies if isinstance(r, BenchStarted))
@@ -82,7 +82,7 @@ def test_a_run_fills_the_table_live_and_ends_with_the_metrics_summary(
     assert [table.index(r, 2).data() for r in range(3)] == ["#1", "#2", "abstained ✓"]
     assert table.index(1, 6).data() == "missing: 12 V"
     assert panel.results.judge.text() == "Judge: key-fact check: no LLM installed"
-    assert panel.runs.ids() == [reply.run_id] and not panel.progress.isVisible()
+    assert panel.runs.ids() == [reply.run_id] and not panel.bar.progress.isVisible()
 
 
 def test_a_run_stops_between_questions(make_window, tmp_path, qtbot):
@@ -93,11 +93,11 @@ def test_a_run_stops_between_questions(make_window, tmp_path, qtbot):
     def stop_after_first(reply: Any) -> None:
         if isinstance(reply, BenchStep) and not stopped_at:
             stopped_at.append(reply.done)
-            panel.stop_button.click()
+            panel.bar.stop_button.click()
 
     window.controller.bench_reply.connect(stop_after_first)
     with qtbot.waitSignal(panel.run_finished, timeout=60_000) as finished:
-        panel.run_button.click()
+        panel.bar.run_button.click()
     reply = finished.args[0]
     assert reply.stopped and not reply.error
     done = len(reply.run["records"])
@@ -105,8 +105,8 @@ def test_a_run_stops_between_questions(make_window, tmp_path, qtbot):
     assert reply.run["meta"]["stopped"] and reply.run["meta"]["questions"] == done
     assert reply.run["summary"]["questions"] == done
     assert panel.results.model.rowCount() == done
-    assert f"stopped after {done} of 40 questions" in panel.status.text()
-    assert panel.run_button.isEnabled() and not panel.stop_button.isEnabled()
+    assert f"stopped after {done} of 40 questions" in panel.bar.status.text()
+    assert panel.bar.run_button.isEnabled() and not panel.bar.stop_button.isEnabled()
 
 
 def test_clicking_a_result_shows_its_answer_with_the_evidence(
@@ -114,7 +114,7 @@ def test_clicking_a_result_shows_its_answer_with_the_evidence(
 ):
     window, panel = open_panel(make_window, sample_library, dataset(tmp_path, ITEMS[:1]))
     with qtbot.waitSignal(panel.run_finished, timeout=60_000):
-        panel.run_button.click()
+        panel.bar.run_button.click()
     table = panel.results.table
     rect = table.visualRect(panel.results.proxy.index(0, 4))
     qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
@@ -130,7 +130,7 @@ def test_interactive_mode_answers_blind_then_judges_then_shows_the_truth(
 ):
     _window, panel = open_panel(make_window, tmp_path / "library", dataset(tmp_path, ITEMS[:2]))
     view = panel.interactive
-    panel.tabs.setCurrentWidget(view)
+    panel.show_tab(view)
     view.random.seed(1)
     view.suggest_button.click()
     item = view.item

@@ -100,13 +100,13 @@ def test_loads_both_dataset_formats_and_remembers_the_choice(panel, tmp_path, mo
     monkeypatch.setattr(
         "app.ui.benchmark.panel.QFileDialog.getOpenFileName", lambda *a, **k: (str(design), "")
     )
-    panel.choose_button.click()
+    panel.bar.choose_button.click()
     assert [i.id for i in panel.items] == ["a1", "a2", "a3"]
     assert panel.items[1].gold_pages() == {(DOC, 9), (DOC, 10)}
-    assert panel.dataset_label.text() == "design.json"
-    assert "3 questions" in panel.status.text() and "unanswerable" in panel.status.text()
+    assert panel.bar.dataset_label.text() == "design.json"
+    assert "3 questions" in panel.bar.status.text() and "unanswerable" in panel.bar.status.text()
     assert panel.state.value("benchmark/dataset") == str(design)
-    assert panel.run_button.isEnabled() and panel.interactive.suggest_button.isEnabled()
+    assert panel.bar.run_button.isEnabled() and panel.interactive.suggest_button.isEnabled()
 
     old = write(tmp_path / "old.json", OLD_ITEMS)
     assert panel.load_dataset(old)
@@ -116,13 +116,15 @@ def test_loads_both_dataset_formats_and_remembers_the_choice(panel, tmp_path, mo
     broken = tmp_path / "broken.json"
     broken.write_text("{not json")
     assert not panel.load_dataset(broken)
-    assert "cannot read" in panel.status.text() and panel.status.property("error")
+    assert "cannot read" in panel.bar.status.text() and panel.bar.status.property("error")
     assert panel.dataset == str(old), "a broken file leaves the loaded dataset in place"
 
-    panel.run_button.click()
+    panel.bar.run_button.click()
     [request] = panel.controller.sent
     assert isinstance(request, BenchRunRequest) and request.dataset == str(old)
-    assert panel.running and not panel.run_button.isEnabled() and panel.stop_button.isEnabled()
+    assert (
+        panel.running and not panel.bar.run_button.isEnabled() and panel.bar.stop_button.isEnabled()
+    )
 
 
 def test_shows_the_newest_saved_run_with_its_summary(panel, tmp_path):
@@ -161,7 +163,7 @@ def test_compares_two_runs_side_by_side(panel, tmp_path, qtbot):
     panel.refresh_runs()
     panel.runs.compare_button.click()
     compare = panel.compare
-    assert panel.tabs.currentWidget() is compare
+    assert panel.current_tab() is compare
     assert (compare.before.currentData(), compare.after.currentData()) == (before, after)
     rows = {compare.table.item(r, 0).text(): [compare.table.item(r, c).text() for c in (1, 2, 3)]
             for r in range(compare.table.rowCount())}  # fmt: skip
@@ -174,6 +176,9 @@ def test_compares_two_runs_side_by_side(panel, tmp_path, qtbot):
     assert compare.table.item(hit1, 3).foreground().color().name() == panel.compare.good.name()
     better = [compare.better.item(i).text() for i in range(compare.better.count())]
     worse = [compare.worse.item(i).text() for i in range(compare.worse.count())]
+    assert better[0].endswith("\nWhat does AUX+ supply?"), "each line names its question"
+    better = [b.splitlines()[0] for b in better]
+    worse = [w.splitlines()[0] for w in worse]
     assert better == ["a1 (direct): page #2 → #1", "a2 (visual): page miss → #1, judge 0 → 100"]
     assert worse == ["a3 (unanswerable): judge 100 → 0"]
     assert compare.worse_title.text() == "Got worse (1)"
@@ -198,9 +203,9 @@ def test_exports_the_run_as_json_csv_and_html(panel, tmp_path, monkeypatch):
             "app.ui.benchmark.exports.QFileDialog.getSaveFileName",
             lambda *a, t=target, **k: (str(t), ""),
         )
-        panel.exports.buttons[kind].click()
+        panel.bar.exports.buttons[kind].click()
         assert target.is_file(), kind
-        assert panel.status.text() == f"Wrote {target}"
+        assert panel.bar.status.text() == f"Wrote {target}"
     run = json.loads((out / "run.json").read_text(encoding="utf-8"))
     assert run["summary"] == panel.run["summary"] and len(run["records"]) == 3
     with (out / "run.csv").open(encoding="utf-8", newline="") as f:
@@ -214,6 +219,6 @@ def test_exports_the_run_as_json_csv_and_html(panel, tmp_path, monkeypatch):
 
 def test_exports_are_disabled_without_a_run_and_optimising_without_an_llm(panel):
     assert panel.run is None
-    assert not any(b.isEnabled() for b in panel.exports.buttons.values())
+    assert not any(b.isEnabled() for b in panel.bar.exports.buttons.values())
     assert not panel.optimise.button.isEnabled()
     assert "needs an LLM" in panel.optimise.button.toolTip()

@@ -38,6 +38,8 @@ def change_text(delta: Delta) -> str:
     change = delta.change
     if change is None or delta.figure not in KINDS:
         return "–"
+    if change == 0:
+        return "same"
     kind = KINDS[delta.figure][1]
     if kind == "rate":
         return f"{100 * change:+.0f} pts"
@@ -72,6 +74,7 @@ class CompareView(QWidget):
         super().__init__(parent)
         self.good = QColor(colors["success"])
         self.bad = QColor(colors["error"])
+        self.muted = QColor(colors["muted"])
         self.load: Callable[[str], dict[str, Any]] | None = None
         self.comparison: Comparison | None = None
         self.before = QComboBox(self)
@@ -84,8 +87,8 @@ class CompareView(QWidget):
         swap = QPushButton("Swap", self)
         swap.clicked.connect(self.swap)
         self.table = self._delta_table()
-        self.better = named(QListWidget(self), "benchBetter")
-        self.worse = named(QListWidget(self), "benchWorse")
+        self.better = self._question_list("benchBetter")
+        self.worse = self._question_list("benchWorse")
         self.better_title = named(QLabel("Better"), "sectionTitle")
         self.worse_title = named(QLabel("Worse"), "sectionTitle")
         self.note = named(QLabel(""), "benchNote")
@@ -113,6 +116,14 @@ class CompareView(QWidget):
         layout.addLayout(pick)
         layout.addWidget(self.note)
         layout.addLayout(body, 1)
+
+    def _question_list(self, name: str) -> QListWidget:
+        """Questions that moved, each wrapped to the list's width (no sideways scrolling)."""
+        widget = named(QListWidget(self), name)
+        widget.setWordWrap(True)
+        widget.setResizeMode(QListWidget.ResizeMode.Adjust)
+        widget.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        return widget
 
     def _delta_table(self) -> QTableWidget:
         table = named(QTableWidget(0, 4, self), "benchDeltas")
@@ -199,8 +210,11 @@ class CompareView(QWidget):
                     item.setTextAlignment(
                         Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
                     )
-                if column == 3 and delta.improved is not None:
-                    item.setForeground(self.good if delta.improved else self.bad)
+                if column == 3:
+                    improved = delta.improved
+                    item.setForeground(
+                        self.muted if improved is None else self.good if improved else self.bad
+                    )
                 self.table.setItem(row, column, item)
         self.table.resizeRowsToContents()
 
@@ -212,7 +226,7 @@ class CompareView(QWidget):
         ):
             widget.clear()
             for change in changes:
-                item = QListWidgetItem(question_line(change))
+                item = QListWidgetItem(f"{question_line(change)}\n{change.query}")
                 item.setToolTip(change.query)
                 item.setData(Qt.ItemDataRole.UserRole, change.id)
                 widget.addItem(item)

@@ -81,7 +81,7 @@ class InteractiveView(QWidget):
         self.answer = named(QPlainTextEdit(self), "benchAnswer")
         self.answer.setPlaceholderText("Type your answer, or let Lantern answer it…")
         self.abstain = QCheckBox("The manuals do not answer this", self)
-        self.ask_button = named(QPushButton("Ask Lantern", self), "askButton")
+        self.ask_button = named(QPushButton("Ask Lantern", self), "benchPrimary")
         self.ask_button.clicked.connect(self.ask)
         self.evaluate_button = QPushButton("Evaluate", self)
         self.evaluate_button.clicked.connect(self.evaluate)

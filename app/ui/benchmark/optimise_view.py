@@ -29,6 +29,8 @@ NO_LLM_TIP = (
     "prompts to optimise. Install one in Models and Settings."
 )
 
+NO_DATASET_TIP = "Load a dataset first: the optimiser trains on its questions."
+
 
 def report_rows(report: dict[str, Any]) -> list[tuple[str, str]]:
     """An ``OptimizeReport.to_dict()`` as (label, text) lines, before and after first."""
@@ -69,7 +71,7 @@ class OptimiseView(QWidget):
         self.val_share.setRange(0.1, 0.9)
         self.val_share.setSingleStep(0.05)
         self.val_share.setValue(0.3)
-        self.button = named(QPushButton("Optimise prompts", self), "askButton")
+        self.button = named(QPushButton("Optimise prompts", self), "benchPrimary")
         self.button.clicked.connect(self._start)
         self.stop_button = QPushButton("Stop", self)
         self.stop_button.setToolTip("Stop the optimisation; nothing is saved")
@@ -82,6 +84,7 @@ class OptimiseView(QWidget):
         self.log = named(QPlainTextEdit(self), "benchLog")
         self.log.setReadOnly(True)
         self.log.setMaximumBlockCount(500)
+        self.log.setPlaceholderText("The optimiser's progress appears here.")
         self.running = False
         self.has_llm = False
         self.has_dataset = False
@@ -130,12 +133,16 @@ class OptimiseView(QWidget):
         if not self.has_llm:
             tip = NO_LLM_TIP
         elif not self.has_dataset:
-            tip = "Load a dataset first: the optimiser trains on its questions."
+            tip = NO_DATASET_TIP
         elif self.running:
             tip = "Optimising…"
         else:
             tip = "Optimise the prompts on the loaded dataset"
         self.button.setToolTip(tip)
+        if not self.running and not self.button.isEnabled():
+            self.status.setText(tip)
+        elif not self.running and self.status.text() in (NO_LLM_TIP, NO_DATASET_TIP):
+            self.status.setText("")
 
     def _start(self) -> None:
         self.running = True

@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSettings, Qt, Signal
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QFileDialog,
+    QFrame,
     QHBoxLayout,
-    QLabel,
     QMessageBox,
-    QProgressBar,
-    QPushButton,
+    QScrollArea,
     QSplitter,
     QTabWidget,
     QVBoxLayout,
@@ -33,7 +33,6 @@ from app.bench.metrics import summarise
 from app.bench.runs import RunStore, RunStoreError, runs_dir
 from app.config import REPO_ROOT, Settings
 from app.ui.benchmark.compare_view import CompareView
-from app.ui.benchmark.exports import ExportButtons
 from app.ui.benchmark.interactive import InteractiveView
 from app.ui.benchmark.messages import (
     BenchAnswered,
@@ -52,9 +51,10 @@ from app.ui.benchmark.optimise_view import OptimiseView
 from app.ui.benchmark.records import record_answer
 from app.ui.benchmark.results_view import ResultsView
 from app.ui.benchmark.runs_list import RunsList
+from app.ui.benchmark.toolbar import RunBar
 from app.ui.controller import Controller
 from app.ui.messages import LibraryState, WorkerReady
-from app.ui.widgets import named, repolish
+from app.ui.widgets import named
 
 DEFAULT_DATASET = REPO_ROOT / "manuals" / "questions.json"
 DATASET_KEY = "benchmark/dataset"
@@ -68,6 +68,16 @@ def run_heading(run: dict[str, Any]) -> str:
         f"{meta.get('dataset_name', 'run')} · {when} · {meta.get('mode', '')} · "
         f"{len(run.get('records') or ())} questions{stopped}"
     )
+
+
+def scrolled(page: QWidget) -> QScrollArea:
+    """A tab's page in a scroll area: a small window scrolls the page instead of the panel's
+    minimum size holding the whole window wide open."""
+    area = QScrollArea()
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setWidget(page)
+    return area
 
 
 class BenchmarkPanel(QWidget):
@@ -106,6 +116,7 @@ class BenchmarkPanel(QWidget):
 
     # ---- layout ----------------------------------------------------------------------------
     def _build(self, colors: dict[str, str]) -> None:
+        self.bar = RunBar(self.library_dir, self)
         self.runs = named(RunsList(self), "benchSidebar")
         self.results = ResultsView(colors, self)
         self.compare = CompareView(colors, self)
@@ -119,12 +130,12 @@ class BenchmarkPanel(QWidget):
             (self.interactive, "Interactive"),
             (self.optimise, "Optimise"),
         ):
-            self.tabs.addTab(widget, title)
+            self.tabs.addTab(scrolled(widget), title)
         main = QWidget(self)
         column = QVBoxLayout(main)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(0)
-        column.addWidget(self._toolbar())
+        column.addWidget(self.bar)
         column.addWidget(self.tabs, 1)
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
         splitter.addWidget(self.runs)
@@ -137,56 +148,15 @@ class BenchmarkPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(splitter)
 
-    def _toolbar(self) -> QWidget:
-        bar = named(QWidget(self), "benchToolbar")
-        self.dataset_label = named(QLabel("No dataset"), "benchValue")
-        self.choose_button = QPushButton("Choose…", bar)
-        self.choose_button.setToolTip("Choose a benchmark dataset (JSON)")
-        self.library_label = named(QLabel(str(self.library_dir)), "benchValue")
-        self.library_label.setToolTip(str(self.library_dir))
-        self.run_button = named(QPushButton("Run", bar), "askButton")
-        self.run_button.setToolTip("Answer every question of the dataset blind, then judge it")
-        self.stop_button = QPushButton("Stop", bar)
-        self.stop_button.setToolTip("Stop after the question being answered")
-        self.progress = QProgressBar(bar)
-        self.progress.setFixedSize(220, 8)
-        self.progress.setTextVisible(False)
-        self.progress.hide()
-        self.status = named(QLabel(""), "benchStatus")
-        self.status.setMinimumWidth(200)
-        self.exports = ExportButtons(self)
-        first = QHBoxLayout()
-        for widget in (
-            named(QLabel("Dataset"), "benchFieldLabel"),
-            self.dataset_label,
-            self.choose_button,
-        ):
-            first.addWidget(widget)
-        first.addSpacing(20)
-        first.addWidget(named(QLabel("Library"), "benchFieldLabel"))
-        first.addWidget(self.library_label, 1)
-        first.addWidget(self.run_button)
-        first.addWidget(self.stop_button)
-        second = QHBoxLayout()
-        second.addWidget(self.progress)
-        second.addWidget(self.status, 1)
-        second.addWidget(self.exports)
-        layout = QVBoxLayout(bar)
-        layout.setContentsMargins(12, 10, 12, 8)
-        layout.setSpacing(6)
-        layout.addLayout(first)
-        layout.addLayout(second)
-        return bar
-
     def _connect(self) -> None:
         c = self.controller
         c.bench_reply.connect(self._reply)
         c.ready.connect(self._worker_ready)
         c.library_changed.connect(self._library_changed)
         c.restarted.connect(self._worker_restarted)
-        self.choose_button.clicked.connect(self.choose_dataset)
-        self.run_button.clicked.connect(self.start_run)
-        self.stop_button.clicked.connect(self.stop_run)
+        self.bar.choose_button.clicked.connect(self.choose_dataset)
+        self.bar.run_button.clicked.connect(self.start_run)
+        self.bar.stop_button.clicked.connect(self.stop_run)
         self.results.record_clicked.connect(lambda r: self.answer_requested.emit(record_answer(r)))
         self.runs.run_selected.connect(self.show_saved_run)
         self.runs.compare_requested.connect(self.compare_runs)
@@ -197,9 +167,20 @@ class BenchmarkPanel(QWidget):
         self.optimise.stop_requested.connect(
             lambda: self.controller.send_bench(BenchStopRequest(self.jobs["optimise"]))
         )
-        self.exports.exported.connect(lambda path: self._say(f"Wrote {path}"))
-        self.exports.failed.connect(lambda message: self._say(message, error=True))
+        self.bar.exports.exported.connect(lambda path: self.bar.say(f"Wrote {path}"))
+        self.bar.exports.failed.connect(lambda message: self.bar.say(message, error=True))
         self._update_buttons()
+
+    def show_tab(self, page: QWidget) -> None:
+        """Bring the tab holding ``page`` (inside its scroll area) to the front."""
+        for index in range(self.tabs.count()):
+            area = self.tabs.widget(index)
+            if isinstance(area, QScrollArea) and area.widget() is page:
+                self.tabs.setCurrentIndex(index)
+
+    def current_tab(self) -> QWidget | None:
+        area = self.tabs.currentWidget()
+        return area.widget() if isinstance(area, QScrollArea) else None
 
     # ---- dataset ---------------------------------------------------------------------------
     def choose_dataset(self) -> None:
@@ -216,13 +197,12 @@ class BenchmarkPanel(QWidget):
         try:
             items = load_dataset(Path(path))
         except DatasetError as exc:
-            self._say(str(exc), error=True)
+            self.bar.say(str(exc), error=True)
             return False
         self.items, self.dataset = items, str(path)
-        self.dataset_label.setText(Path(path).name)
-        self.dataset_label.setToolTip(str(path))
+        self.bar.set_dataset(str(path))
         categories = sorted({i.category for i in items})
-        self._say(f"{len(items)} questions in {Path(path).name} ({', '.join(categories)})")
+        self.bar.say(f"{len(items)} questions in {Path(path).name} ({', '.join(categories)})")
         if remember:
             self.state.setValue(DATASET_KEY, str(path))
         self.interactive.set_items(items)
@@ -236,19 +216,17 @@ class BenchmarkPanel(QWidget):
         self.job = next(self._jobs)
         self.live, self.run = [], None
         self.results.clear(f"{Path(self.dataset).stem} · running…")
-        self.progress.setRange(0, len(self.items))
-        self.progress.setValue(0)
-        self.progress.show()
-        self._say("Starting: building the agent…")
+        self.bar.start(len(self.items))
+        self.bar.say("Starting: building the agent…")
         self._update_buttons()
-        self.tabs.setCurrentWidget(self.results)
+        self.show_tab(self.results)
         self.controller.send_bench(BenchRunRequest(self.job, self.dataset))
 
     def stop_run(self) -> None:
         if self.job:
             self.controller.send_bench(BenchStopRequest(self.job))
-            self.stop_button.setEnabled(False)
-            self._say("Stopping after the question being answered…")
+            self.bar.stop_button.setEnabled(False)
+            self.bar.say("Stopping after the question being answered…")
 
     @property
     def running(self) -> bool:
@@ -268,8 +246,8 @@ class BenchmarkPanel(QWidget):
     def _run_reply(self, reply: BenchStarted | BenchStep | BenchFinished) -> None:
         if isinstance(reply, BenchStarted):
             self.judge_method = reply.judge_method
-            self.progress.setRange(0, reply.total)
-            self._say(f"Question 1 of {reply.total}: {reply.first_query}")
+            self.bar.progress.setRange(0, reply.total)
+            self.bar.say(f"Question 1 of {reply.total}: {reply.first_query}")
         elif isinstance(reply, BenchStep):
             self.live.append(reply.record)
             self.results.append_record(reply.record)
@@ -277,9 +255,9 @@ class BenchmarkPanel(QWidget):
                 f"{Path(self.dataset).stem} · running · {reply.done} of {reply.total}",
                 self.live_summary(),
             )
-            self.progress.setValue(reply.done)
-            if reply.next_query and self.stop_button.isEnabled():
-                self._say(f"Question {reply.done + 1} of {reply.total}: {reply.next_query}")
+            self.bar.progress.setValue(reply.done)
+            if reply.next_query and self.bar.stop_button.isEnabled():
+                self.bar.say(f"Question {reply.done + 1} of {reply.total}: {reply.next_query}")
         else:
             self._finished(reply)
 
@@ -294,21 +272,27 @@ class BenchmarkPanel(QWidget):
 
     def _finished(self, reply: BenchFinished) -> None:
         self.job = 0
-        self.progress.hide()
+        self.bar.progress.hide()
         if reply.error or reply.run is None:
-            self._say(f"The run failed: {reply.error}", error=True)
+            self.bar.say(f"The run failed: {reply.error}", error=True)
         else:
             done = len(reply.run["records"])
             stopped = (
                 f"stopped after {done} of {len(self.items)} questions; " if reply.stopped else ""
             )
-            self._say(f"Finished: {stopped}saved as {reply.run_id}")
+            self.bar.say(f"Finished: {stopped}saved as {reply.run_id}")
             self.refresh_runs(current=reply.run_id)
             self.show_run(reply.run)
         self._update_buttons()
         self.run_finished.emit(reply)
 
     # ---- saved runs ------------------------------------------------------------------------
+    def showEvent(self, event: QShowEvent) -> None:
+        """Runs saved meanwhile (``python -m app bench`` saves them too) appear on opening."""
+        super().showEvent(event)
+        if not self.job:
+            self.refresh_runs(current=(self.run or {}).get("id", ""))
+
     def refresh_runs(self, current: str = "", show_newest: bool = False) -> list[Any]:
         infos = self.store.list()
         if show_newest and infos and not self.job:
@@ -324,17 +308,17 @@ class BenchmarkPanel(QWidget):
         try:
             self.show_run(self.store.load(run_id))
         except RunStoreError as exc:
-            self._say(str(exc), error=True)
+            self.bar.say(str(exc), error=True)
 
     def show_run(self, run: dict[str, Any]) -> None:
         self.run = run
         self.results.show_run(run_heading(run), run["summary"], run["records"])
-        self.exports.set_run(run)
+        self.bar.exports.set_run(run)
         self._update_buttons()
 
     def compare_runs(self, before: str, after: str) -> None:
         self.compare.choose(before, after)
-        self.tabs.setCurrentWidget(self.compare)
+        self.show_tab(self.compare)
 
     def delete_run(self, run_id: str) -> None:
         answer = QMessageBox.question(self, "Delete run", f"Delete the saved run {run_id}?")
@@ -343,11 +327,11 @@ class BenchmarkPanel(QWidget):
         try:
             self.store.delete(run_id)
         except RunStoreError as exc:
-            self._say(str(exc), error=True)
+            self.bar.say(str(exc), error=True)
         if self.run is not None and self.run.get("id") == run_id:
             self.run = None
             self.results.clear()
-            self.exports.set_run(None)
+            self.bar.exports.set_run(None)
         self.refresh_runs()
 
     # ---- interactive and optimise ----------------------------------------------------------
@@ -370,8 +354,7 @@ class BenchmarkPanel(QWidget):
         self._update_buttons()
 
     def _library_changed(self, state: LibraryState) -> None:
-        docs = len(state.documents)
-        self.library_label.setText(f"{self.library_dir} · {docs} manual{'s' if docs != 1 else ''}")
+        self.bar.set_library(len(state.documents))
 
     def _worker_restarted(self) -> None:
         """The worker died: whatever it was doing for the panel is gone."""
@@ -385,20 +368,5 @@ class BenchmarkPanel(QWidget):
             self.optimise.on_update("", True, None, "the background worker stopped")
 
     def _update_buttons(self) -> None:
-        running = bool(self.job)
-        self.run_button.setEnabled(bool(self.dataset) and not running)
-        self.run_button.setToolTip(
-            "Answer every question of the dataset blind, then judge it"
-            if self.dataset
-            else "Choose a dataset first"
-        )
-        self.stop_button.setEnabled(running)
-        self.choose_button.setEnabled(not running)
-        self.exports.setEnabled(not running and self.run is not None)
+        self.bar.set_state(bool(self.job), bool(self.dataset), self.run is not None)
         self.optimise.set_available(self.has_llm, bool(self.dataset))
-
-    def _say(self, text: str, error: bool = False) -> None:
-        self.status.setText(text)
-        self.status.setToolTip(text)
-        self.status.setProperty("error", error)
-        repolish(self.status)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -97,6 +97,8 @@ class ResultsView(QWidget):
         self, heading: str, summary: dict[str, Any], records: list[dict[str, Any]]
     ) -> None:
         self.model.set_records(records)
+        # After the view has laid out the new rows (a live run left it at the bottom).
+        QTimer.singleShot(0, self.table.scrollToTop)
         self.set_summary(heading, summary)
 
     def append_record(self, record: dict[str, Any]) -> None:
