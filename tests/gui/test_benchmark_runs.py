@@ -11,14 +11,21 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import QObject, QSettings, Qt, Signal
+from PySide6.QtWidgets import QMessageBox
 
 from app.bench.dataset import load_dataset
 from app.bench.metrics import score_record, summarise
 from app.bench.runs import RunMeta, RunStore, runs_dir
 from app.ui import theme
-from app.ui.benchmark.messages import BenchRunRequest
+from app.ui.benchmark.messages import (
+    BenchRunRequest,
+    BenchStopRequest,
+    OptimizeRequest,
+    OptimizeUpdate,
+)
 from app.ui.benchmark.panel import BenchmarkPanel
 from app.ui.main import application
+from app.ui.messages import WorkerReady
 from tests.gui.conftest import gui_settings
 
 DOC = "Lumen_AX200_Installation_Manual.pdf"
@@ -222,3 +229,53 @@ def test_exports_are_disabled_without_a_run_and_optimising_without_an_llm(panel)
     assert not any(b.isEnabled() for b in panel.bar.exports.buttons.values())
     assert not panel.optimise.button.isEnabled()
     assert "needs an LLM" in panel.optimise.button.toolTip()
+
+
+def test_optimising_shows_progress_then_before_and_after(panel, tmp_path):
+    panel.load_dataset(write(tmp_path / "set.json", DESIGN_ITEMS))
+    panel.controller.ready.emit(WorkerReady(str(panel.library_dir), "LLM · Qwen2.5-3B", ()))
+    view = panel.optimise
+    assert view.button.isEnabled() and view.status.text() == ""
+    view.optimizer.setCurrentIndex(view.optimizer.findData("gepa"))
+    view.button.click()
+    [request] = panel.controller.sent
+    assert isinstance(request, OptimizeRequest) and request.optimizer == "gepa"
+    assert request.dataset == panel.dataset and not view.button.isEnabled()
+    view.stop_button.click()
+    assert panel.controller.sent[-1] == BenchStopRequest(request.job)
+    reply = panel.controller.bench_reply.emit
+    reply(OptimizeUpdate(request.job, "baseline: 1/2"))
+    report = {"optimizer": "gepa", "model": "Qwen2.5-3B", "train_ids": ["a1", "a3"],
+              "val_ids": ["a2"], "before": 0.25, "after": 0.75, "version": "v0002",
+              "path": "/lib/programs/v0002", "note": ""}  # fmt: skip
+    reply(OptimizeUpdate(request.job, "finished", True, report))
+    assert view.log.toPlainText() == "baseline: 1/2"
+    assert "0.250 → 0.750" in view.result.text() and "v0002" in view.result.text()
+    assert "Saved as v0002" in view.status.text() and view.button.isEnabled()
+
+
+def test_a_run_the_worker_lost_ends_with_a_reason(panel, tmp_path):
+    panel.load_dataset(write(tmp_path / "set.json", DESIGN_ITEMS))
+    panel.bar.run_button.click()
+    assert panel.running
+    panel.controller.restarted.emit()
+    assert not panel.running and panel.bar.run_button.isEnabled()
+    assert "background worker stopped" in panel.bar.status.text()
+
+
+def test_deleting_a_saved_run(panel, tmp_path, monkeypatch):
+    dataset = write(tmp_path / "set.json", DESIGN_ITEMS)
+    run_id = save_run(panel.library_dir, dataset, "2025-01-02T10:00:00+00:00",
+                      [("13.8 V DC", [6], False, 100, 1.5), ("J2", [10], False, 100, 2.5),
+                       ("It is sunny.", [], False, 0, 0.5)])  # fmt: skip
+    panel.refresh_runs(show_newest=True)
+    monkeypatch.setattr(
+        "app.ui.benchmark.panel.QMessageBox.question",
+        lambda *a, **k: QMessageBox.StandardButton.Yes,
+    )
+    panel.runs.list.item(0).setSelected(True)
+    panel.runs.delete_button.click()
+    assert RunStore(runs_dir(panel.library_dir)).list() == [] and panel.runs.ids() == []
+    assert panel.run is None and panel.results.model.rowCount() == 0
+    assert not any(b.isEnabled() for b in panel.bar.exports.buttons.values())
+    assert run_id not in panel.compare.before.currentText()
