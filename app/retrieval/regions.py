@@ -15,7 +15,7 @@ from functools import lru_cache
 from app.library.models import Box, TextLine, union_box
 from app.library.symbols import searchable_text
 from app.retrieval.query import alias_map, stem
-from app.retrieval.terms import line_stems
+from app.retrieval.terms import TermFilter, line_stems, term_filter
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +27,7 @@ class Region:
 
 @lru_cache(maxsize=200_000)
 def _line_stems(text: str) -> frozenset[str]:
-    return line_stems(searchable_text(text))
+    return line_stems(text if text.isascii() else searchable_text(text))
 
 
 def line_score(
@@ -35,12 +35,18 @@ def line_score(
     idf: Mapping[str, float],
     identifiers: Sequence[str],
     aliases: Mapping[str, str] | None = None,
+    quick: TermFilter | None = None,
 ) -> float:
     """The weight of the question terms a line holds (``idf`` keyed by the terms' stems;
-    a page stem that ``aliases`` maps to a term counts as the term), identifiers most."""
-    stems = _line_stems(line.text)
-    found = stems | {aliases[s] for s in stems if s in aliases} if aliases else stems
-    score = sum(idf.get(s, 0.0) for s in found)
+    a page stem that ``aliases`` maps to a term counts as the term), identifiers most.
+    ``quick`` skips tokenising lines that cannot hold a term (glyph lines are always read:
+    their symbols become words)."""
+    if quick is None or quick.may_hold(line.text) or not line.text.isascii():
+        stems = _line_stems(line.text)
+        found = stems | {aliases[s] for s in stems if s in aliases} if aliases else stems
+        score = sum(idf.get(s, 0.0) for s in found)
+    else:
+        score = 0.0
     text = line.text.lower().replace(" ", "")
     for ident in identifiers:
         if ident.lower().replace(" ", "") in text:
@@ -60,7 +66,10 @@ def select_regions(
     for term, weight in idf.items():
         weights[stem(term)] = max(weights.get(stem(term), 0.0), weight)
     aliases = alias_map(list(idf)) if aliases is None else aliases
-    scored = [(line_score(line, weights, identifiers, aliases), i) for i, line in enumerate(lines)]
+    quick = term_filter(frozenset(weights) | {a for a, t in aliases.items() if t in weights})
+    scored = [
+        (line_score(line, weights, identifiers, aliases, quick), i) for i, line in enumerate(lines)
+    ]
     if not scored:
         return []
     top = max(s for s, _ in scored)

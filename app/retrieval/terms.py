@@ -110,3 +110,38 @@ def line_stems(text: str) -> frozenset[str]:
     tokens = tokenize(text)
     joined = (a + b for a, b in pairwise(tokens) if a.isalpha() and b.isalpha())
     return frozenset(stem(t) for t in tokens) | frozenset(stem(j) for j in joined)
+
+
+@lru_cache(maxsize=256)
+def term_filter(keys: frozenset[str]) -> TermFilter:
+    """The (cached) filter for a set of stems."""
+    return TermFilter(keys)
+
+
+class TermFilter:
+    """A quick test that a line may hold one of some stems, before it is tokenised.
+
+    A token's stem is a prefix of the token, so a line holding a stem holds it as a
+    substring (with spaces removed, also across a split word); stems of one or two letters
+    or digits (unit aliases such as "v") must stand alone, or every line would pass. Lines
+    that fail cannot match, so the exact test (``line_stems``) runs only on those that
+    pass.
+    """
+
+    def __init__(self, keys: Iterable[str]) -> None:
+        keys = {k for k in keys if k}
+        # Short words must stand alone; symbols ("°c", "ω") are tokens of their own anyway.
+        short = sorted((k for k in keys if len(k) < 3 and k.isalnum()), key=len, reverse=True)
+        long = sorted(keys - set(short), key=len, reverse=True)
+        self._long = re.compile("|".join(map(re.escape, long))) if long else None
+        self._short = (
+            re.compile(r"(?<![a-z0-9])(?:" + "|".join(map(re.escape, short)) + r")(?![a-z0-9])")
+            if short
+            else None
+        )
+
+    def may_hold(self, text: str) -> bool:
+        low = text.lower()
+        if self._short is not None and self._short.search(low):
+            return True
+        return self._long is not None and self._long.search(low.replace(" ", "")) is not None

@@ -33,7 +33,7 @@ from app.retrieval.query import (
     tokenize,
 )
 from app.retrieval.regions import Region, idf_weights, select_regions
-from app.retrieval.terms import OcrVocabulary, expansions, line_stems
+from app.retrieval.terms import OcrVocabulary, expansions, line_stems, term_filter
 from app.retrieval.vectors import VectorIndex
 
 RRF_K = 60
@@ -410,8 +410,13 @@ def window_coverage(
     wanted = {stem(t): w for t, w in idf.items()}
     aliases = alias_map(list(idf)) if aliases is None else aliases
     base = _found(stems_of(context), wanted, aliases)
-    # Per line, only the wanted stems it holds: windows then union a few tiny sets.
-    hits = [_found(line_stems(text), wanted, aliases) for text in lines]
+    # Per line, only the wanted stems it holds: windows then union a few tiny sets. Most
+    # lines hold none, and a substring test says so without tokenising them.
+    quick = term_filter(frozenset(wanted) | {a for a, t in aliases.items() if t in wanted})
+    hits = [
+        _found(line_stems(text), wanted, aliases) if quick.may_hold(text) else frozenset()
+        for text in lines
+    ]
     best = sum(wanted[t] for t in base) / total
     # A window gains nothing by starting on a line without a question term.
     for start in (i for i, stems in enumerate(hits) if stems):
@@ -443,15 +448,16 @@ def page_coverage(
     aliases: dict[str, str] | None = None,
 ) -> float:
     """Term coverage of a page: the best window over its lines with every heading as
-    context, or within one chunk read with its own heading and (tables) header row."""
+    context, or within one table read with its heading and header row (a paragraph's own
+    windows are among the page's, with less context, so they cannot score higher)."""
     headings = " ".join({c.heading for c in chunks})
     aliases = alias_map(list(idf)) if aliases is None else aliases
     best = window_coverage(lines, idf, identifiers, headings, aliases=aliases)
     for chunk in chunks:
         texts = [ln.text for ln in chunk.lines]
-        context = chunk.heading
-        if chunk.kind == "table" and texts:
-            context, texts = f"{chunk.heading} {texts[0]}", texts[1:]
+        if chunk.kind != "table" or not texts:
+            continue
+        context, texts = f"{chunk.heading} {texts[0]}", texts[1:]
         best = max(
             best, window_coverage(texts, idf, identifiers, context, window=2, aliases=aliases)
         )

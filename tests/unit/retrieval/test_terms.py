@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from app.library.models import DocumentInfo, ManualProfile
 from app.retrieval.query import analyse, fts_query, product_names
-from app.retrieval.terms import OcrVocabulary, expansions, line_stems
+from app.retrieval.terms import OcrVocabulary, TermFilter, expansions, line_stems
 from app.retrieval.text import window_coverage
 
 SCANS = [
@@ -101,3 +101,23 @@ def test_a_name_word_other_manuals_print_is_not_distinctive() -> None:
     names = product_names(DOCS, doc_count=lambda w: 3 if w == "hybrid" else 1)
     assert "hybrid" not in names[1]
     assert "ademco" in names[3]
+
+
+def test_term_filter_passes_every_line_the_exact_test_would_match() -> None:
+    keys = {"computer", "output", "v", "°c", "13.8"}
+    quick = TermFilter(keys)
+    lines = [
+        "Conputer ready",
+        "COMPUTER port",
+        "out puts",
+        "13.8 V DC",
+        "-10°C to 45°C",
+        "supply 13.8V",
+        "valve and avenue",
+        "nothing here",
+    ]
+    for line in lines:
+        exact = bool(line_stems(line) & keys)
+        assert quick.may_hold(line) or not exact, line
+    assert not quick.may_hold("valve and avenue")
+    assert not quick.may_hold("nothing here")
