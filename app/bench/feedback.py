@@ -163,9 +163,9 @@ class FeedbackStore:
 
     def append_to_dataset(self, feedback_id: int, path: Path) -> str:
         """Add a verified answer to the dataset at ``path`` (created if missing) as a new
-        item in the design's format; returns its id. Adding the same entry twice adds it
-        once. Raises FeedbackError for an answer not marked right, DatasetError for a file
-        that is not a dataset."""
+        item in the design's format; returns its id. Adding the same question and answer
+        twice adds it once; an id another item has is not reused. Raises FeedbackError for
+        an answer not marked right, DatasetError for a file that is not a dataset."""
         entry = self.get(feedback_id)
         if not entry.verified:
             raise FeedbackError(
@@ -175,8 +175,15 @@ class FeedbackStore:
         path = Path(path)
         document, items = _read_dataset(path)
         item = dataset_entry(entry)
-        if any(str(existing.get("id")) == item["id"] for existing in items):
-            return str(item["id"])
+        for existing in items:
+            if existing.get("query") == item["query"] and existing.get("answer") == item["answer"]:
+                return str(existing.get("id"))
+        # Ids of another library's feedback (or of this one before it was reset) may be
+        # taken already: the new item gets the first free one.
+        taken = {str(existing.get("id")) for existing in items}
+        base, n = str(item["id"]), 2
+        while item["id"] in taken:
+            item["id"], n = f"{base}-{n}", n + 1
         items.append(item)
         _write_json(path, document)
         return str(item["id"])

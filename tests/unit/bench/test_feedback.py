@@ -130,6 +130,21 @@ def test_appending_keeps_the_items_already_there(feedback: FeedbackStore, tmp_pa
     assert items[1].unanswerable and items[1].evidence == ()
 
 
+def test_an_id_another_library_used_is_not_taken_twice(
+    feedback: FeedbackStore, tmp_path: Path
+) -> None:
+    entry = add_verified(feedback)
+    path = tmp_path / "shop.json"
+    other = {"id": f"fb{entry}", "query": "A question another library added?", "answer": "x"}
+    path.write_text(json.dumps([other]))
+
+    new_id = feedback.append_to_dataset(entry, path)
+
+    assert new_id == f"fb{entry}-2"
+    assert [i.id for i in load_dataset(path)] == [f"fb{entry}", new_id]
+    assert feedback.append_to_dataset(entry, path) == new_id, "still one click, one item"
+
+
 def test_only_a_verified_answer_becomes_a_benchmark_item(
     feedback: FeedbackStore, tmp_path: Path
 ) -> None:
