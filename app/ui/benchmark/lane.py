@@ -225,6 +225,10 @@ class BenchLane(Lane):
 
         assert self.library is not None
         items = load_dataset(Path(request.dataset))
+        if request.with_feedback:
+            from app.bench.feedback import FeedbackStore
+
+            items += FeedbackStore(self.library.store).training_items()
         stop = self.stop_event(request.job)
 
         def progress(step: Any) -> None:

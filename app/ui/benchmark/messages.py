@@ -53,6 +53,7 @@ class OptimizeRequest:
     dataset: str
     optimizer: str = "miprov2"
     val_share: float = 0.3
+    with_feedback: bool = True  # the technician's verified answers join the dataset
 
 
 BenchRequest = (
