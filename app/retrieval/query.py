@@ -224,13 +224,17 @@ def product_names(
         names[doc.id] = found
         parts_of[doc.id] = {
             p
-            for p in re.split(r"[\s/]+", product)
+            for p in set(re.split(r"[\s/]+", product)) | set(re.split(r"[\s/-]+", product))
             if len(p) >= 4 and p not in STOPWORDS and p not in WEAK
         } - GENERIC_PRODUCT_WORDS
     for doc_id, parts in parts_of.items():
         others = set().union(*(v for k, v in parts_of.items() if k != doc_id))
         for part in parts - others:
-            if part.isdigit() or (doc_count is not None and doc_count(part) > 1):
+            # A bare model number ("685") names a product only when no other manual
+            # prints it, which takes the library to tell.
+            if part.isdigit() and doc_count is None:
+                continue
+            if doc_count is not None and doc_count(part) > 1:
                 continue
             names[doc_id].add(part)
     return {doc_id: frozenset(n for n in found if n) for doc_id, found in names.items()}

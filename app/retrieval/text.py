@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from app.library.embedding import Embedder
-from app.library.models import DocumentInfo, StoredChunk
+from app.library.models import DocumentInfo, StoredChunk, TextLine
 from app.library.store import Store
 from app.retrieval.query import (
     QUESTION_WORDS,
@@ -453,15 +453,30 @@ def page_coverage(
     headings = " ".join({c.heading for c in chunks})
     aliases = alias_map(list(idf)) if aliases is None else aliases
     best = window_coverage(lines, idf, identifiers, headings, aliases=aliases)
+    headers: dict[str, list[str]] = {}
     for chunk in chunks:
-        texts = [ln.text for ln in chunk.lines]
-        if chunk.kind != "table" or not texts:
+        if chunk.kind != "table" or not chunk.lines:
             continue
-        context, texts = f"{chunk.heading} {texts[0]}", texts[1:]
+        header, body = _header_band(chunk.lines)
+        # A table cut into several chunks repeats at most its first header line: the
+        # column headings are those of the table's first chunk on the page.
+        header = headers.setdefault(chunk.heading, header)
+        context, texts = " ".join([chunk.heading, *header]), [ln.text for ln in body]
         best = max(
             best, window_coverage(texts, idf, identifiers, context, window=2, aliases=aliases)
         )
     return best
+
+
+def _header_band(lines: Sequence[TextLine]) -> tuple[list[str], list[TextLine]]:
+    """A table's header row (every line that starts within the first line's height, as a
+    multi-line header's cells do) and the lines after it."""
+    first = lines[0]
+    limit = max(first.box[3], first.box[1] + 1.0)
+    cut = 1
+    while cut < min(len(lines), 8) and lines[cut].box[1] < limit - 0.5:
+        cut += 1
+    return [ln.text for ln in lines[:cut]], list(lines[cut:])
 
 
 def _coverage(regions: Sequence[Region], query: QueryAnalysis, idf: dict[str, float]) -> float:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from app.library.models import DocumentInfo, ManualProfile
+from app.library.models import DocumentInfo, ManualProfile, StoredChunk, TextLine
 from app.retrieval.query import analyse, fts_query, product_names
 from app.retrieval.terms import OcrVocabulary, TermFilter, expansions, line_stems
-from app.retrieval.text import window_coverage
+from app.retrieval.text import page_coverage, window_coverage
 
 SCANS = [
     "The computer port. Conputer Ready on pin 20. The computer link.",
@@ -89,7 +89,7 @@ DOCS = [
 def test_generic_words_of_a_product_name_name_no_product() -> None:
     names = product_names(DOCS)
     assert names[1] == {"hybrid security alarm system", "hybrid"}
-    assert names[2] == {"bogp-3"}
+    assert names[2] == {"bogp-3", "bogp"}
     assert names[3] == {"ademco 685 digital alarm", "ademco"}
     assert analyse("How do I silence the alarm siren?", DOCS).products == ()
     assert analyse("What is the system security code?", DOCS).products == ()
@@ -121,3 +121,38 @@ def test_term_filter_passes_every_line_the_exact_test_would_match() -> None:
         assert quick.may_hold(line) or not exact, line
     assert not quick.may_hold("valve and avenue")
     assert not quick.may_hold("nothing here")
+
+
+def _line(text: str, y0: float, y1: float) -> TextLine:
+    return TextLine(text, (50.0, y0, 500.0, y1))
+
+
+def test_a_table_row_is_read_with_the_column_headings_of_its_table() -> None:
+    """A two-line header, and a table cut into two chunks whose second repeats only the
+    first header line: a row of either chunk meets the column headings."""
+    heading = "5.3 Mode and Response Table"
+    first = StoredChunk(
+        1, 1, 37, "", heading, "table",
+        (
+            _line("Attribute | System Mode", 100, 150),
+            _line("Disarm Mode | Away Mode | Home Mode", 120, 150),
+            *(
+                _line(f"No Response | Instant Burglar Alarm | Delayed Burglar Alarm {i}", y, y + 20)
+                for i, y in enumerate(range(160, 400, 40))
+            ),
+        ),
+    )  # fmt: skip
+    second = StoredChunk(
+        2, 1, 37, "", heading, "table",
+        (
+            _line("Attribute | System Mode", 100, 150),
+            _line("No Response | Start Entry 1 Delay | Start Entry 1 Delay", 400, 420),
+            _line("Home/Delay", 402, 418),
+        ),
+    )  # fmt: skip
+    idf = {"home/delay": 2.0, "away": 2.0}
+    lines = [ln.text for c in (first, second) for ln in c.lines]
+    # The page's own windows never hold the row and the "Away Mode" heading together...
+    assert window_coverage(lines, idf) == 0.5
+    # ...the second chunk's row, read under the first chunk's column headings, does.
+    assert page_coverage([first, second], lines, idf) == 1.0
