@@ -20,6 +20,7 @@ import numpy as np
 from app.library.embedding import Embedder
 from app.library.models import DocumentInfo, StoredChunk, TextLine
 from app.library.store import Store
+from app.retrieval.fusion import RRF_K, reciprocal_rank
 from app.retrieval.query import (
     QUESTION_WORDS,
     WEAK,
@@ -35,8 +36,6 @@ from app.retrieval.query import (
 from app.retrieval.regions import Region, idf_weights, select_regions
 from app.retrieval.terms import OcrVocabulary, expansions, line_stems, term_filter
 from app.retrieval.vectors import VectorIndex
-
-RRF_K = 60
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +125,7 @@ class TextSearch:
             if allowed is None or ch.document_id in allowed
         }
         cosine = self._cosines(qvec, list(chunks))
-        fused = _rrf([[c for c, _ in dense], lexical, idents], weights=[1.0, 1.0, 0.5])
+        fused = reciprocal_rank([[c for c, _ in dense], lexical, idents], [1.0, 1.0, 0.5])
         pages = self._rank_pages(query, docs, chunks, fused, cosine, page_lex, idf)
         evidence_idf = _without_product_terms(idf, query, docs)
         pages = self._rerank(query, docs, pages[: self.rerank_depth], qvec, evidence_idf, aliases)
@@ -361,14 +360,6 @@ def _without_product_terms(
             )
     kept = {t: w for t, w in idf.items() if stem(t) not in names}
     return kept or idf
-
-
-def _rrf(lists: list[list[int]], weights: list[float]) -> dict[int, float]:
-    fused: dict[int, float] = defaultdict(float)
-    for items, weight in zip(lists, weights, strict=True):
-        for rank, cid in enumerate(items):
-            fused[cid] += weight / (RRF_K + rank)
-    return fused
 
 
 def _document_prior(query: QueryAnalysis, doc: DocumentInfo | None) -> float:

@@ -22,6 +22,7 @@ from app.agent.extractive import Citation, Evidence, ExtractiveAnswer, answer_ex
 from app.agent.state import Found, SearchRun, TreeData
 from app.agent.tools import Tool, ToolResult, ToolRun
 from app.library.models import Box
+from app.retrieval.fusion import fuse
 from app.runtime.dspy_bridge import GenerationCancelled
 
 T = TypeVar("T")
@@ -222,13 +223,15 @@ class AnswerTool(Tool):
         return Answer(text, [], True, pages, round(support, 3), mode)
 
     def pages(self, state: TreeData, primary: SearchRun | None) -> list[PageOut]:
-        """The ranked pages looked at: the chosen search's, then the rest found."""
+        """The ranked pages looked at: the chosen text search's, fused by reciprocal rank
+        with the page-image search's when it ran (a table or a diagram that text search
+        ranks low can be the page that looks most like the question), then the rest."""
         out: dict[tuple[str, int], PageOut] = {}
-        if primary is not None:
-            for hit in primary.result.pages:
-                out.setdefault(
-                    (hit.file_name, hit.page), PageOut(hit.file_name, hit.page, hit.score)
-                )
+        text = [(h.file_name, h.page) for h in primary.result.pages] if primary else []
+        scores = {(h.file_name, h.page): h.score for h in primary.result.pages} if primary else {}
+        visual = visual_ranking(state)
+        for key, fused in fuse([text, visual] if visual else [text]):
+            out[key] = PageOut(key[0], key[1], round(fused, 6) if visual else scores[key])
         for item in state.environment.pages():
             out.setdefault(
                 (item.file_name, item.page), PageOut(item.file_name, item.page, item.score)
@@ -246,6 +249,15 @@ class AnswerTool(Tool):
             heads = " ".join({c.heading for c in store.page_chunks(doc.id, cite.page)})
             texts[number] = f"{heads}\n{store.page_text(doc.id, cite.page) or ''}"
         return texts
+
+
+def visual_ranking(state: TreeData) -> list[tuple[str, int]]:
+    """The pages of the first page-image search, best first (empty when none ran)."""
+    results = state.environment.results.get("visual_search", {})
+    for refs in results.values():
+        pages = [state.environment.objects[r] for r in refs]
+        return [(p.file_name, p.page) for p in pages if p.kind == "page"]
+    return []
 
 
 def combine_quotes(parts: Sequence[tuple[str, ExtractiveAnswer]]) -> ExtractiveAnswer:
