@@ -1,9 +1,10 @@
-"""The window's menu commands (a mixin of MainWindow): file pickers, remove and re-index,
-copy, panels, the settings dialog, help. Kept apart so the window module stays about
-layout and wiring."""
+"""The window's menu commands (a mixin of MainWindow): file pickers, opening another
+library, remove and re-index, copy, panels, the settings dialog, help. Kept apart so the
+window module stays about layout and wiring."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
     from PySide6.QtGui import QAction
 
     from app.config import Settings
+    from app.ui.benchmark.panel import BenchmarkPanel
     from app.ui.controller import Controller
     from app.ui.conversation import ConversationPanel
     from app.ui.evidence import EvidencePane
@@ -28,6 +30,25 @@ ABOUT = (
     "show the passages they come from.</p><p>Everything runs on this computer; the only "
     "network use is downloading a model when you ask for it.</p>"
 )
+# app.library.store.DB_NAME, not imported: it would load SQLite and numpy into the window.
+LIBRARY_DB = "library.db"
+
+
+def library_problem(folder: Path) -> str:
+    """Why ``folder`` cannot be opened as a library, or "" when it can: a library folder
+    holds library.db, and an empty or missing folder becomes a new library (hidden files
+    such as .DS_Store do not count)."""
+    if (folder / LIBRARY_DB).is_file():
+        return ""
+    if folder.exists() and not folder.is_dir():
+        return f"{folder} is a file, not a library folder"
+    try:
+        used = folder.is_dir() and any(not p.name.startswith(".") for p in folder.iterdir())
+    except OSError as exc:
+        return f"Cannot read {folder}: {exc.strerror or exc}"
+    if used:
+        return f"{folder} is not a Lantern library (it has no {LIBRARY_DB}) and is not empty"
+    return ""
 
 
 class WindowCommands:
@@ -36,6 +57,7 @@ class WindowCommands:
     library: LibraryPanel
     conversation: ConversationPanel
     evidence: EvidencePane
+    benchmark: BenchmarkPanel
     status: StatusBar
     actions_by_name: dict[str, QAction]
 
@@ -57,6 +79,44 @@ class WindowCommands:
         folder = QFileDialog.getExistingDirectory(self._window(), "Import a folder of manuals")
         if folder:
             self.import_paths([folder])
+
+    def choose_library(self) -> None:
+        folder = QFileDialog.getExistingDirectory(
+            self._window(),
+            "Open a library (or an empty folder for a new one)",
+            str(self.settings.library_dir.parent),
+        )
+        if folder:
+            self.open_library(folder)
+
+    def open_library(self, path: str | Path) -> bool:
+        """Switch the window and its worker to the library in ``path`` and remember it in
+        the settings file. The conversation and the evidence belong to the old library and
+        are cleared. False, said in the status bar, when the folder is refused."""
+        folder = Path(path).expanduser().absolute()
+        problem = library_problem(folder)
+        if not problem and (self.benchmark.running or self.benchmark.optimise.running):
+            problem = "Stop the benchmark run before opening another library"
+        if problem:
+            self.status.showMessage(problem, 10_000)
+            return False
+        if folder == self.settings.library_dir.expanduser().absolute():
+            self.status.showMessage(f"{folder} is the library already open", 5_000)
+            return True
+        if self.conversation.busy:
+            self.controller.stop_answer()
+            self.conversation.set_busy(False)  # its Done would come from the old worker
+        self.new_conversation()
+        # Also redraws the status bar's work ("Answering…" has just ended).
+        self.library.queue.abandon("another library was opened; import the file again")
+        self.controller.switch_library(folder)
+        self.settings = self.settings.model_copy(update={"library_dir": folder})
+        try:
+            saved = f"; Lantern opens it next time ({save_settings(self.settings)})"
+        except OSError as exc:
+            saved = f"; it could not be remembered: {exc.strerror or exc}"
+        self.status.showMessage(f"Opened the library {folder}{saved}", 8_000)
+        return True
 
     def reindex_selected(self) -> None:
         doc = self.library.selected()

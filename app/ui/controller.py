@@ -13,7 +13,9 @@ import itertools
 import multiprocessing as mp
 import os
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from multiprocessing.connection import Connection
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
@@ -78,7 +80,7 @@ class Controller(QObject):
     feedback_saved = Signal(object)  # FeedbackSaved
     bench_reply = Signal(object)  # a reply of app.ui.benchmark.messages
     failure = Signal(str)
-    restarted = Signal()  # the worker died and a new one started: its queue is gone
+    restarted = Signal()  # a new worker (after a crash or a library switch): old queue gone
 
     def __init__(self, config: EngineConfig, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -127,6 +129,17 @@ class Controller(QObject):
             self.process.join(timeout)
         self._close_pipes()
         self.process = None
+
+    def switch_library(self, library_dir: Path) -> None:
+        """Stop the worker cleanly and start one on another library folder, with the rest
+        of its configuration unchanged. The new worker's ``ready`` and ``library_changed``
+        replies refill the panels; ``restarted`` tells them the old worker's queue is gone."""
+        self.shutdown()
+        settings = self.config.settings.model_copy(update={"library_dir": Path(library_dir)})
+        self.config = replace(self.config, settings=settings)
+        self._stopping = False
+        self.start()
+        self.restarted.emit()
 
     def _lost(self) -> None:
         """The worker died (a crash in a model or a PDF library): end the question it was

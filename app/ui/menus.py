@@ -36,7 +36,8 @@ def _action(
 
 
 MENUS: dict[str, list[str | None]] = {
-    "&File": ["import", "import_folder", None, "reindex", "remove", None, "quit"],
+    "&File": ["open_library", None, "import", "import_folder", None, "reindex", "remove", None,
+              "quit"],
     "&Edit": ["copy_answer", "new_conversation", None, "find", "ask", None, "settings"],
     "&View": ["zoom_in", "zoom_out", "fit", None, "prev_page", "next_page", None,
               "reasoning", None, "library", "evidence"],
@@ -68,6 +69,7 @@ def make_actions(window: MainWindow) -> dict[str, QAction]:
     role = QAction.MenuRole
     key = QKeySequence.StandardKey
     actions = {
+        "open_library": _action(w, "Open &Library…", w.choose_library),
         "import": _action(w, "&Import Manuals…", w.choose_files, key.Open),
         "import_folder": _action(w, "Import &Folder…", w.choose_folder, "Ctrl+Shift+O"),
         "reindex": _action(w, "&Re-index Selected Manual", w.reindex_selected),

@@ -95,6 +95,10 @@ class Receiver(QObject):
         self.notifier.activated.connect(self.drain)
 
     def drain(self) -> None:
+        if not self.notifier.isEnabled():
+            # Closed: a drain still queued must not read the descriptor, whose number a
+            # new worker's pipe may already reuse.
+            return
         deadline = time.perf_counter() + self.budget
         self.reader.read_available()
         for reply in self.reader.messages():

@@ -351,7 +351,20 @@ class BenchmarkPanel(QWidget):
     # ---- the worker ------------------------------------------------------------------------
     def _worker_ready(self, ready: WorkerReady) -> None:
         self.has_llm = ready.mode.startswith("LLM")
+        if Path(ready.library_dir) != self.library_dir:
+            self.set_library_dir(Path(ready.library_dir))
         self._update_buttons()
+
+    def set_library_dir(self, library_dir: Path) -> None:
+        """Another library was opened (``Controller.switch_library``): the saved runs on
+        screen are the old library's, so its ``bench_runs`` folder's replace them."""
+        self.library_dir = library_dir
+        self.store = RunStore(runs_dir(library_dir))
+        self.bar.set_library_dir(library_dir)
+        self.run = None
+        self.results.clear()
+        self.bar.exports.set_run(None)
+        self.refresh_runs(show_newest=True)
 
     def _library_changed(self, state: LibraryState) -> None:
         self.bar.set_library(len(state.documents))

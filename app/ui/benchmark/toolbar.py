@@ -31,8 +31,11 @@ class RunBar(QWidget):
         self.choose_button.setToolTip("Choose a benchmark dataset (JSON)")
         self.library_label = named(QLabel(str(library_dir)), "benchValue")
         self.library_label.setToolTip(str(library_dir))
-        # Long paths and messages are cut rather than holding the window wide open.
-        self.library_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        # Long paths and messages are cut rather than holding the window wide open; the
+        # library's Change… button stays beside its path.
+        self.library_label.setMinimumWidth(60)
+        self.library_button = QPushButton("Change…", self)
+        self.library_button.setToolTip("Open another library, or an empty folder for a new one")
         self.run_button = named(QPushButton("Run", self), "benchPrimary")
         self.stop_button = QPushButton("Stop", self)
         self.stop_button.setToolTip("Stop after the question being answered")
@@ -54,7 +57,9 @@ class RunBar(QWidget):
         first.addWidget(self.choose_button)
         first.addSpacing(20)
         first.addWidget(named(QLabel("Library"), "benchFieldLabel"))
-        first.addWidget(self.library_label, 1)
+        first.addWidget(self.library_label)
+        first.addWidget(self.library_button)
+        first.addStretch(1)
         first.addWidget(self.run_button)
         first.addWidget(self.stop_button)
         second = QHBoxLayout()
@@ -75,11 +80,18 @@ class RunBar(QWidget):
         plural = "s" if documents != 1 else ""
         self.library_label.setText(f"{self.library_dir} · {documents} manual{plural}")
 
+    def set_library_dir(self, library_dir: Path) -> None:
+        """Another library was opened; its count follows with its first LibraryState."""
+        self.library_dir = library_dir
+        self.library_label.setText(str(library_dir))
+        self.library_label.setToolTip(str(library_dir))
+
     def set_state(self, running: bool, has_dataset: bool, has_run: bool) -> None:
         self.run_button.setEnabled(has_dataset and not running)
         self.run_button.setToolTip(RUN_TIP if has_dataset else "Choose a dataset first")
         self.stop_button.setEnabled(running)
         self.choose_button.setEnabled(not running)
+        self.library_button.setEnabled(not running)
         self.exports.setEnabled(not running and has_run)
 
     def start(self, total: int) -> None:
