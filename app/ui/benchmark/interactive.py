@@ -1,6 +1,7 @@
 """Interactive mode: a random question from the dataset without its answer; the
 technician answers it (or has Lantern answer it, blind); "Evaluate" shows the judge's
-verdict and then the ground truth."""
+verdict and then the ground truth; "Judge 5×" judges the same answer five times to show
+how steady the judge's score is."""
 
 from __future__ import annotations
 
@@ -22,6 +23,12 @@ from PySide6.QtWidgets import (
 from app.bench.dataset import BenchItem
 from app.ui.benchmark.records import NO_LLM_JUDGE
 from app.ui.widgets import named
+
+CONSISTENCY_REPEATS = 5
+DETERMINISTIC = (
+    "The key-fact check is deterministic (no LLM installed): the same answer always gets "
+    "the same score, so this shows the check, not a model's consistency."
+)
 
 
 def ground_truth_html(item: BenchItem) -> str:
@@ -58,9 +65,34 @@ def verdict_html(verdict: dict[str, Any]) -> str:
     return "".join(lines)
 
 
+def consistency_html(figures: dict[str, Any], ruled: bool = False) -> str:
+    """``judge_consistency``'s figures in one line: scores, mean, spread and method, with why
+    a spread of 0 may say nothing about a model (rule-scored, deterministic, fallbacks)."""
+    from html import escape
+
+    scores = ", ".join(str(s) for s in figures.get("scores", ()))
+    method = str(figures.get("method", ""))
+    line = (
+        f"scores {scores} · mean {float(figures.get('mean', 0)):g} · "
+        f"spread {figures.get('spread', 0)} · method {method}"
+    )
+    notes = []
+    if ruled:
+        notes.append("Scored by rule (an unanswerable question or an abstention): no judge asked.")
+    elif method != "llm":
+        notes.append(DETERMINISTIC)
+    elif figures.get("fallbacks"):
+        notes.append(
+            f"{figures['fallbacks']} of {figures.get('repeats')} verdicts fell back to the "
+            "key-fact check (the model's reply could not be read)."
+        )
+    note = "".join(f"<p style='color:gray'>{escape(n)}</p>" for n in notes)
+    return f"<p><b>Judged {figures.get('repeats')} times:</b> {escape(line)}</p>{note}"
+
+
 class InteractiveView(QWidget):
     ask_requested = Signal(str)  # the question, for the agent to answer blind
-    judge_requested = Signal(object, str, bool)  # BenchItem, answer, abstained
+    judge_requested = Signal(object, str, bool, int)  # BenchItem, answer, abstained, repeats
 
     def __init__(self, parent: QWidget | None = None, seed: int | None = None) -> None:
         super().__init__(parent)
@@ -68,6 +100,7 @@ class InteractiveView(QWidget):
         self.item: BenchItem | None = None
         self.random = random.Random(seed)
         self.waiting = False
+        self.judged_by_rule = False  # the answer being judged needs no judge (see rule_verdict)
         self._build()
         self.set_items([])
 
@@ -85,6 +118,11 @@ class InteractiveView(QWidget):
         self.ask_button.clicked.connect(self.ask)
         self.evaluate_button = QPushButton("Evaluate", self)
         self.evaluate_button.clicked.connect(self.evaluate)
+        self.repeat_button = QPushButton(f"Judge {CONSISTENCY_REPEATS}×", self)
+        self.repeat_button.setToolTip(
+            f"Judge the same answer {CONSISTENCY_REPEATS} times: how steady is the score?"
+        )
+        self.repeat_button.clicked.connect(self.judge_repeatedly)
         self.verdict = named(QLabel(""), "benchVerdict")
         self.truth = named(QLabel(""), "benchTruth")
         for label in (self.verdict, self.truth):
@@ -113,6 +151,7 @@ class InteractiveView(QWidget):
         actions.addStretch(1)
         actions.addWidget(self.ask_button)
         actions.addWidget(self.evaluate_button)
+        actions.addWidget(self.repeat_button)
         left = QVBoxLayout()
         left.addLayout(top)
         left.addWidget(self.question)
@@ -168,19 +207,37 @@ class InteractiveView(QWidget):
         self._update_buttons()
 
     def evaluate(self) -> None:
+        self._judge(1)
+
+    def judge_repeatedly(self) -> None:
+        self._judge(CONSISTENCY_REPEATS)
+
+    def _judge(self, repeats: int) -> None:
         if self.item is None:
             return
         self.waiting = True
-        self.verdict.setText("Judging…")
+        self.verdict.setText("Judging…" if repeats == 1 else f"Judging {repeats} times…")
         self.verdict_box.show()
         self.truth_box.hide()
         self._update_buttons()
-        self.judge_requested.emit(self.item, self.answer.toPlainText(), self.abstain.isChecked())
+        answer, abstained = self.answer.toPlainText(), self.abstain.isChecked()
+        self.judged_by_rule = self.item.unanswerable or abstained
+        self.judge_requested.emit(self.item, answer, abstained, repeats)
 
-    def on_verdict(self, verdict: dict[str, Any] | None, error: str = "") -> None:
-        """The verdict first, then the ground truth beneath it."""
+    def on_verdict(
+        self,
+        verdict: dict[str, Any] | None,
+        error: str = "",
+        consistency: dict[str, Any] | None = None,
+    ) -> None:
+        """The verdict (or the repeated verdicts' figures) first, then the ground truth."""
         self.waiting = False
-        self.verdict.setText(verdict_html(verdict) if verdict else f"The judge failed: {error}")
+        if consistency is not None:
+            self.verdict.setText(consistency_html(consistency, self.judged_by_rule))
+        elif verdict:
+            self.verdict.setText(verdict_html(verdict))
+        else:
+            self.verdict.setText(f"The judge failed: {error}")
         self.verdict_box.show()
         if self.item is not None:
             self.truth.setText(ground_truth_html(self.item))
@@ -191,4 +248,5 @@ class InteractiveView(QWidget):
         ready = self.item is not None and not self.waiting
         self.ask_button.setEnabled(ready)
         self.evaluate_button.setEnabled(ready)
+        self.repeat_button.setEnabled(ready)
         self.answer.setEnabled(self.item is not None)

@@ -194,12 +194,28 @@ class BenchLane(Lane):
         self.send(BenchAnswered(request.job, record))
 
     def _judge_one(self, request: BenchJudgeRequest) -> None:
+        if request.repeats > 1:
+            self._judge_repeatedly(request)
+            return
         try:
             verdict = self.judge().judge(request.item, request.answer, request.abstained)
         except Exception as exc:
             self.send(BenchVerdict(request.job, None, f"{type(exc).__name__}: {exc}"))
             return
         self.send(BenchVerdict(request.job, verdict.to_dict()))
+
+    def _judge_repeatedly(self, request: BenchJudgeRequest) -> None:
+        """The same answer judged ``repeats`` times: how steady the judge's score is."""
+        from app.bench.judge import judge_consistency
+
+        try:
+            figures = judge_consistency(
+                self.judge(), request.item, request.answer, request.abstained, request.repeats
+            )
+        except Exception as exc:
+            self.send(BenchVerdict(request.job, None, f"{type(exc).__name__}: {exc}"))
+            return
+        self.send(BenchVerdict(request.job, None, consistency=figures))
 
     # ---- optimisation ------------------------------------------------------------------
     def _optimize(self, request: OptimizeRequest) -> None:

@@ -37,12 +37,14 @@ class BenchAskRequest:
 
 @dataclass(frozen=True, slots=True)
 class BenchJudgeRequest:
-    """Interactive mode: judge ``answer`` against the item's ground truth."""
+    """Interactive mode: judge ``answer`` against the item's ground truth; ``repeats`` above
+    1 judges it that many times to show how steady the judge is (``judge_consistency``)."""
 
     job: int
     item: Any  # app.bench.dataset.BenchItem
     answer: str
     abstained: bool = False
+    repeats: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,11 +108,13 @@ class BenchAnswered:
 
 @dataclass(frozen=True, slots=True)
 class BenchVerdict:
-    """Interactive mode: the judge's verdict (``Verdict.to_dict()``)."""
+    """Interactive mode: the judge's verdict (``Verdict.to_dict()``), or for repeated judging
+    the ``judge_consistency`` figures (scores, mean, spread, method) and no verdict."""
 
     job: int
     verdict: dict[str, Any] | None
     error: str = ""
+    consistency: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)

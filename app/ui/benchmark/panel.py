@@ -239,7 +239,7 @@ class BenchmarkPanel(QWidget):
         elif isinstance(reply, BenchAnswered) and reply.job == self.jobs["ask"]:
             self.interactive.on_answered(reply.record, reply.error)
         elif isinstance(reply, BenchVerdict) and reply.job == self.jobs["judge"]:
-            self.interactive.on_verdict(reply.verdict, reply.error)
+            self.interactive.on_verdict(reply.verdict, reply.error, reply.consistency)
         elif isinstance(reply, OptimizeUpdate) and reply.job == self.jobs["optimise"]:
             self.optimise.on_update(reply.text, reply.finished, reply.report, reply.error)
 
@@ -339,9 +339,12 @@ class BenchmarkPanel(QWidget):
         self.jobs["ask"] = next(self._jobs)
         self.controller.send_bench(BenchAskRequest(self.jobs["ask"], question))
 
-    def _interactive_judge(self, item: BenchItem, answer: str, abstained: bool) -> None:
+    def _interactive_judge(
+        self, item: BenchItem, answer: str, abstained: bool, repeats: int = 1
+    ) -> None:
         self.jobs["judge"] = next(self._jobs)
-        self.controller.send_bench(BenchJudgeRequest(self.jobs["judge"], item, answer, abstained))
+        request = BenchJudgeRequest(self.jobs["judge"], item, answer, abstained, repeats)
+        self.controller.send_bench(request)
 
     def _optimise(self, optimizer: str, val_share: float) -> None:
         self.jobs["optimise"] = next(self._jobs)
