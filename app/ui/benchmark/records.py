@@ -71,11 +71,11 @@ def hit_sort_key(record: dict[str, Any]) -> float:
 
 
 def short_document(name: str) -> str:
-    """A cited file's name short enough for a cell: "Lumen_AX200_User_Manual.pdf" gives
-    "User Manual"."""
+    """A cited file's name short enough for a cell, keeping what tells manuals apart (the
+    product, then the kind): "Lumen_AX200_User_Manual.pdf" gives "Lumen AX200 User",
+    "Ademco_685_Digital_Alarm_Receiver.pdf" gives "Ademco 685 Digital"."""
     stem = name.rsplit(".", 1)[0].replace("_", " ")
-    words = stem.split()
-    return " ".join(words[-2:]) if len(words) > 2 else stem
+    return " ".join(stem.split()[:3])
 
 
 def cited_pages(record: dict[str, Any]) -> str:
