@@ -10,7 +10,7 @@ too little of the question, the answer says the manuals do not say, and what was
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,6 +38,8 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(“\"])")
 # best pages hold 0.42-1.0 of it, unanswerable ones 0.12-0.37.
 SUPPORT_THRESHOLD = 0.4
 MAX_EMBEDDED = 40
+# A question needs this many terms the library prints before the others are ignored.
+MIN_KNOWN_TERMS = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,13 +82,15 @@ def answer_extractively(
     idf: dict[str, float],
     max_pages: int = 3,
     max_quotes: int = 4,
+    known: Collection[str] | None = None,
 ) -> ExtractiveAnswer:
-    """Quote the best supporting sentences of the top pages, or abstain."""
+    """Quote the best supporting sentences of the top pages, or abstain. ``known`` are
+    the question's terms the library holds at all (``TextSearch.known``)."""
     pages = list(result.pages[:max_pages])
     units = [u for rank, hit in enumerate(pages) for u in _units(store, hit, rank)]
     if not units:
         return _abstain(result, 0.0)
-    weights = answer_weights(result, idf)
+    weights = answer_weights(result, idf, known)
     scored = _score(units, result, embedder, weights)
     chosen = _select(scored, weights, max_quotes)
     evidence_text = " ".join(store.page_text(p.document_id, p.page) or "" for p in pages)
@@ -118,18 +122,32 @@ def _stems(text: str) -> set[str]:
     return {stem(t) for t in tokenize(text)}
 
 
-def answer_weights(result: SearchResult, idf: dict[str, float]) -> dict[str, float]:
+def answer_weights(
+    result: SearchResult, idf: dict[str, float], known: Collection[str] | None = None
+) -> dict[str, float]:
     """Term weights for judging an answer: product names route a question but do not
-    answer it, and question phrasing ('compare', 'how long') is not looked for."""
+    answer it, and question phrasing ('compare', 'how long') is not looked for.
+
+    Nor are words no manual of the library prints (with ``known``): a technician's
+    question tells its situation ("a customer's unheated garage", "a cleaner") in words
+    manuals never use, and their absence from a page says nothing about whether the page
+    answers it. That holds while the question keeps enough words the manuals do print;
+    when it does not ("the Z-Wave mesh range"), the missing words are what it asks about.
+    """
     products = set()
     for hit in result.pages:
         products |= {t for t in tokenize(hit.title)}
     products |= {t for t in tokenize(" ".join(p.file_name for p in result.pages))}
-    return {
+    weights = {
         t: w
         for t, w in idf.items()
         if t not in QUESTION_WORDS and t not in products and not _is_product_code(t, products)
     } or dict(idf)
+    if known is not None:
+        kept = {t: w for t, w in weights.items() if t in known}
+        if len(kept) >= MIN_KNOWN_TERMS:
+            return kept
+    return weights
 
 
 def _is_product_code(term: str, products: set[str]) -> bool:

@@ -58,8 +58,13 @@ class RetrievalAnswerer:
             round(time.perf_counter() - t0, 4),
         )
         yield Decision("answer", "Quote the passages that answer it, with citations.", {}, 2)
+        terms = result.query.terms
         answer = answer_extractively(
-            result, self.store, self.embedder, self.search._idf(result.query.terms)
+            result,
+            self.store,
+            self.embedder,
+            self.search._idf(terms),
+            known=self.search.known(terms),
         )
         for piece in _pieces(answer.text):
             yield Token(piece)

@@ -10,6 +10,7 @@ Each page carries the regions that support the query and a calibrated confidence
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections import defaultdict
 from collections.abc import Sequence
@@ -161,10 +162,36 @@ class TextSearch:
         return self._pages_seen[key]
 
     # ---- candidate lists -------------------------------------------------------------
+    def known(self, terms: Sequence[str]) -> frozenset[str]:
+        """The terms some chunk of the library holds (a word of five letters or more by
+        its stem, so 'disarms' is known from 'disarm'; a code by each of its parts)."""
+        found = set()
+        for term in terms:
+            parts = _index_words(term)
+            if len(parts) == 1 and len(term) >= 5 and term.isalpha():
+                prefix = stem(term)
+                row = self.store.db.execute(
+                    "SELECT 1 FROM temp.chunks_vocab WHERE term >= ? AND term < ? LIMIT 1",
+                    (prefix, prefix + "\uffff"),
+                ).fetchone()
+            else:
+                row = (1,) if parts and all(self._in_vocabulary(p) for p in parts) else None
+            if row is not None:
+                found.add(term)
+        return frozenset(found)
+
+    def _in_vocabulary(self, word: str) -> bool:
+        row = self.store.db.execute(
+            "SELECT 1 FROM temp.chunks_vocab WHERE term = ?", (word.lower(),)
+        ).fetchone()
+        return row is not None
+
     def _idf(self, terms: Sequence[str]) -> dict[str, float]:
         total = max(self.store.chunk_count(), 1)
         freq: dict[str, int] = {}
         for term in terms:
+            # A term with a symbol ("aux+") counts as unseen, so it weighs most: it is
+            # more specific than the bare word the index holds.
             parts = term.replace("-", " ").replace(".", " ").replace("/", " ").split()
             counts = []
             for part in parts:
@@ -360,6 +387,11 @@ def _without_product_terms(
             )
     kept = {t: w for t, w in idf.items() if stem(t) not in names}
     return kept or idf
+
+
+def _index_words(term: str) -> list[str]:
+    """The words the full-text index holds a term as ("aux+" -> aux, "13.8" -> 13, 8)."""
+    return re.findall(r"[a-z0-9]+", term.lower())
 
 
 def _document_prior(query: QueryAnalysis, doc: DocumentInfo | None) -> float:

@@ -197,8 +197,12 @@ class AnswerTool(Tool):
     def _quotes(self, run: SearchRun) -> ExtractiveAnswer:
         res = self.resources
         with res.clock.timing("answerer"):
-            idf = res.text_search._idf(run.result.query.terms)
-            return answer_extractively(run.result, res.library.store, res.embedder, idf)
+            terms = run.result.query.terms
+            idf = res.text_search._idf(terms)
+            known = res.text_search.known(terms)
+            return answer_extractively(
+                run.result, res.library.store, res.embedder, idf, known=known
+            )
 
     def _checked(
         self, state: TreeData, run: SearchRun, quotes: ExtractiveAnswer
