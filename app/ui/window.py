@@ -19,7 +19,14 @@ from PySide6.QtGui import (
     QKeySequence,
     QShortcut,
 )
-from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QStackedWidget
+from PySide6.QtWidgets import (
+    QFrame,
+    QLabel,
+    QMainWindow,
+    QScrollArea,
+    QSplitter,
+    QStackedWidget,
+)
 
 from app.agent.events import Answer, CitationOut
 from app.config import Settings
@@ -83,9 +90,15 @@ class MainWindow(WindowCommands, QMainWindow):
             BenchmarkPanel(self.controller, self.settings, self.colors, self.state, self),
             "benchmarkPanel",
         )
+        # The panel scrolls when the window is narrower than it likes: a stacked widget is
+        # as wide as its widest page, hidden or not, and must not hold the window wide.
+        self.benchmark_scroll = named(QScrollArea(self), "benchmarkScroll")
+        self.benchmark_scroll.setWidget(self.benchmark)
+        self.benchmark_scroll.setWidgetResizable(True)
+        self.benchmark_scroll.setFrameShape(QFrame.Shape.NoFrame)
         self.views = QStackedWidget(self)
         self.views.addWidget(self.splitter)
-        self.views.addWidget(self.benchmark)
+        self.views.addWidget(self.benchmark_scroll)
         self.setCentralWidget(self.views)
         self.drop_overlay = named(
             QLabel("Drop PDF manuals or folders to import them"), "dropOverlay"
@@ -215,4 +228,5 @@ class MainWindow(WindowCommands, QMainWindow):
         super().closeEvent(event)
 
     def show_view(self, view: str) -> None:
-        self.views.setCurrentWidget(self.benchmark if view == "benchmark" else self.splitter)
+        benchmark = view == "benchmark"
+        self.views.setCurrentWidget(self.benchmark_scroll if benchmark else self.splitter)

@@ -29,7 +29,7 @@ def test_menus_with_standard_shortcuts(make_window, tmp_path):
     assert actions["quit"].shortcut() == QKeySequence(QKeySequence.StandardKey.Quit)
     assert actions["settings"].menuRole() == actions["settings"].MenuRole.PreferencesRole
     actions["benchmark"].trigger()
-    assert window.views.currentWidget() is window.benchmark
+    assert window.views.currentWidget() is window.benchmark_scroll
     actions["main_view"].trigger()
     assert window.views.currentWidget() is window.splitter
 
