@@ -31,7 +31,8 @@ class OcrVocabulary:
     every one-letter deletion so that the words one edit from a question term are found
     without a scan of the vocabulary."""
 
-    def __init__(self, texts: Iterable[str]) -> None:
+    def __init__(self, texts: Iterable[str], keys: Iterable[tuple[int, int]] = ()) -> None:
+        self.keys = frozenset(keys)  # (document id, page) of the scanned pages
         self.pages: Counter[str] = Counter()
         for text in texts:
             self.pages.update({w for w in _WORD.findall(text.lower()) if len(w) >= 4})
@@ -101,6 +102,12 @@ def expansions(
             out.setdefault(stem(word), stem(term))
             words.append(word)
     return out, words
+
+
+@lru_cache(maxsize=200_000)
+def token_stems(text: str) -> frozenset[str]:
+    """A line's stems (a text layer's words are whole: no joining needed)."""
+    return frozenset(stem(t) for t in tokenize(text))
 
 
 @lru_cache(maxsize=200_000)

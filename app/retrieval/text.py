@@ -35,7 +35,7 @@ from app.retrieval.query import (
     tokenize,
 )
 from app.retrieval.regions import Region, idf_weights, select_regions
-from app.retrieval.terms import OcrVocabulary, expansions, line_stems, term_filter
+from app.retrieval.terms import OcrVocabulary, expansions, line_stems, term_filter, token_stems
 from app.retrieval.vectors import VectorIndex
 
 
@@ -216,10 +216,15 @@ class TextSearch:
             return None
         if self._ocr is None or self._ocr[0] != key:
             marks = ",".join("?" * len(key))
-            rows = self.store.db.execute(
-                f"SELECT text FROM pages WHERE ocr = 1 AND document_id IN ({marks})", key
+            rows = list(
+                self.store.db.execute(
+                    f"SELECT document_id, number, text FROM pages"
+                    f" WHERE ocr = 1 AND document_id IN ({marks})",
+                    key,
+                )
             )
-            self._ocr = (key, OcrVocabulary(r[0] or "" for r in rows))
+            vocabulary = OcrVocabulary((r[2] or "" for r in rows), ((r[0], r[1]) for r in rows))
+            self._ocr = (key, vocabulary)
         return self._ocr[1]
 
     def _pages_with(self, word: str) -> int:
@@ -310,6 +315,8 @@ class TextSearch:
         within a few lines, and the page's closest chunk in meaning."""
         if not ranked:
             return []
+        ocr = self._ocr_vocabulary(docs)
+        scanned = ocr.keys if ocr is not None else frozenset()
         top = ranked[0][1] or 1.0
         rescored = []
         for (doc_id, page), score in ranked:
@@ -320,7 +327,12 @@ class TextSearch:
                 self.store.page_lines(doc_id, page)
             )
             cov = page_coverage(
-                page_chunks, [ln.text for ln in lines], idf, query.identifiers, aliases
+                page_chunks,
+                [ln.text for ln in lines],
+                idf,
+                query.identifiers,
+                aliases,
+                scanned=(doc_id, page) in scanned,
             )
             semantic = min(max((cos - 0.2) / 0.5, 0.0), 1.0)
             final = 0.3 * score / top + 0.45 * cov + 0.25 * semantic
@@ -423,13 +435,16 @@ def window_coverage(
     window: int = 4,
     chars: int = 320,
     aliases: dict[str, str] | None = None,
+    scanned: bool = True,
 ) -> float:
     """Best share of the query's term weight found within ``window`` consecutive lines,
     or more lines while they stay under ``chars`` characters (OCR and table cells give
     short lines), with the section headings counting for every window. ``aliases`` map
     page stems to the question stems they stand for (``terms.expansions``; unit aliases
-    by default)."""
+    by default). Words split in two are looked for joined only on ``scanned`` pages: a
+    text layer's words are whole."""
     total = sum(idf.values()) or 1.0
+    stems_of_line = line_stems if scanned else token_stems
     wanted = {stem(t): w for t, w in idf.items()}
     aliases = alias_map(list(idf)) if aliases is None else aliases
     base = _found(stems_of(context), wanted, aliases)
@@ -437,7 +452,7 @@ def window_coverage(
     # lines hold none, and a substring test says so without tokenising them.
     quick = term_filter(frozenset(wanted) | {a for a, t in aliases.items() if t in wanted})
     hits = [
-        _found(line_stems(text), wanted, aliases) if quick.may_hold(text) else frozenset()
+        _found(stems_of_line(text), wanted, aliases) if quick.may_hold(text) else frozenset()
         for text in lines
     ]
     best = sum(wanted[t] for t in base) / total
@@ -469,13 +484,14 @@ def page_coverage(
     idf: dict[str, float],
     identifiers: Sequence[str] = (),
     aliases: dict[str, str] | None = None,
+    scanned: bool = True,
 ) -> float:
     """Term coverage of a page: the best window over its lines with every heading as
     context, or within one table read with its heading and header row (a paragraph's own
     windows are among the page's, with less context, so they cannot score higher)."""
     headings = " ".join({c.heading for c in chunks})
     aliases = alias_map(list(idf)) if aliases is None else aliases
-    best = window_coverage(lines, idf, identifiers, headings, aliases=aliases)
+    best = window_coverage(lines, idf, identifiers, headings, aliases=aliases, scanned=scanned)
     headers: dict[str, list[str]] = {}
     for chunk in chunks:
         if chunk.kind != "table" or not chunk.lines:
@@ -486,7 +502,10 @@ def page_coverage(
         header = headers.setdefault(chunk.heading, header)
         context, texts = " ".join([chunk.heading, *header]), [ln.text for ln in body]
         best = max(
-            best, window_coverage(texts, idf, identifiers, context, window=2, aliases=aliases)
+            best,
+            window_coverage(
+                texts, idf, identifiers, context, window=2, aliases=aliases, scanned=scanned
+            ),
         )
     return best
 

@@ -68,6 +68,8 @@ def test_coverage_counts_misread_and_split_words() -> None:
     lines = ["Conputer out puts:", "Baud rate 600"]
     assert window_coverage(lines, idf) == 0.5  # the split "out puts" only
     assert window_coverage(lines, idf, aliases={"conputer": "computer"}) == 1.0
+    # A text layer's words are whole: split words are joined on scanned pages only.
+    assert window_coverage(lines, idf, aliases={"conputer": "computer"}, scanned=False) == 0.5
 
 
 def test_fts_query_matches_inflections_by_stem_prefix() -> None:
