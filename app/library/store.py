@@ -354,18 +354,23 @@ class Store:
             (r[0], r[1]) for r in self.db.execute("SELECT id, search_text FROM chunks ORDER BY id")
         ]
 
-    def chunks(self, ids: Sequence[int]) -> dict[int, StoredChunk]:
-        """Chunks by id (missing ids are left out)."""
+    def chunks(self, ids: Sequence[int], *, lines: bool = True) -> dict[int, StoredChunk]:
+        """Chunks by id (missing ids are left out); without their lines when ``lines`` is
+        false (decoding them is most of the cost, and a search needs them only for the
+        pages it re-ranks)."""
         if not ids:
             return {}
         marks = ",".join("?" * len(ids))
+        column = "lines" if lines else "NULL"
         rows = self.db.execute(
-            "SELECT id, document_id, page, text, heading, kind, lines FROM chunks"
+            f"SELECT id, document_id, page, text, heading, kind, {column} FROM chunks"
             f" WHERE id IN ({marks})",
             tuple(ids),
         )
         return {
-            r[0]: StoredChunk(r[0], r[1], r[2], r[3], r[4], r[5], lines_from_json(r[6]))
+            r[0]: StoredChunk(
+                r[0], r[1], r[2], r[3], r[4], r[5], lines_from_json(r[6]) if lines else ()
+            )
             for r in rows
         }
 

@@ -15,7 +15,7 @@ from functools import lru_cache
 from app.library.models import Box, TextLine, union_box
 from app.library.symbols import searchable_text
 from app.retrieval.query import alias_map, stem
-from app.retrieval.terms import TermFilter, line_stems, term_filter
+from app.retrieval.terms import TermFilter, line_stems, term_filter, token_stems
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,8 +26,10 @@ class Region:
 
 
 @lru_cache(maxsize=200_000)
-def _line_stems(text: str) -> frozenset[str]:
-    return line_stems(text if text.isascii() else searchable_text(text))
+def _line_stems(text: str, scanned: bool = True) -> frozenset[str]:
+    """A line's stems, its key glyphs read as words; split words joined on scans."""
+    searchable = text if text.isascii() else searchable_text(text)
+    return line_stems(searchable) if scanned else token_stems(searchable)
 
 
 def line_score(
@@ -36,13 +38,14 @@ def line_score(
     identifiers: Sequence[str],
     aliases: Mapping[str, str] | None = None,
     quick: TermFilter | None = None,
+    scanned: bool = True,
 ) -> float:
     """The weight of the question terms a line holds (``idf`` keyed by the terms' stems;
     a page stem that ``aliases`` maps to a term counts as the term), identifiers most.
     ``quick`` skips tokenising lines that cannot hold a term (glyph lines are always read:
     their symbols become words)."""
     if quick is None or quick.may_hold(line.text) or not line.text.isascii():
-        stems = _line_stems(line.text)
+        stems = _line_stems(line.text, scanned)
         found = stems | {aliases[s] for s in stems if s in aliases} if aliases else stems
         score = sum(idf.get(s, 0.0) for s in found)
     else:
@@ -60,15 +63,18 @@ def select_regions(
     identifiers: Sequence[str] = (),
     aliases: Mapping[str, str] | None = None,
     max_regions: int = 3,
+    scanned: bool = True,
 ) -> list[Region]:
-    """The supporting regions among ``lines`` (in reading order), best first."""
+    """The supporting regions among ``lines`` (in reading order), best first; words a scan
+    split in two are matched joined on ``scanned`` pages."""
     weights: dict[str, float] = {}
     for term, weight in idf.items():
         weights[stem(term)] = max(weights.get(stem(term), 0.0), weight)
     aliases = alias_map(list(idf)) if aliases is None else aliases
     quick = term_filter(frozenset(weights) | {a for a, t in aliases.items() if t in weights})
     scored = [
-        (line_score(line, weights, identifiers, aliases, quick), i) for i, line in enumerate(lines)
+        (line_score(line, weights, identifiers, aliases, quick, scanned), i)
+        for i, line in enumerate(lines)
     ]
     if not scored:
         return []

@@ -122,7 +122,7 @@ class TextSearch:
         ids = list(dict.fromkeys([c for c, _ in dense] + lexical + idents))
         chunks = {
             cid: ch
-            for cid, ch in self.store.chunks(ids).items()
+            for cid, ch in self.store.chunks(ids, lines=False).items()
             if allowed is None or ch.document_id in allowed
         }
         cosine = self._cosines(qvec, list(chunks))
@@ -351,6 +351,8 @@ class TextSearch:
         idf: dict[str, float],
         aliases: dict[str, str] | None = None,
     ) -> list[PageHit]:
+        ocr = self._ocr_vocabulary(docs)
+        scanned = ocr.keys if ocr is not None else frozenset()
         hits = []
         for (doc_id, page), score in ranked:
             doc = docs[doc_id]
@@ -361,7 +363,9 @@ class TextSearch:
             lines = [ln for c in self._page_chunks(doc_id, page) for ln in c.lines]
             if not lines:
                 lines = list(self.store.page_lines(doc_id, page))
-            regions = select_regions(_dedupe(lines), idf, query.identifiers, aliases)
+            regions = select_regions(
+                _dedupe(lines), idf, query.identifiers, aliases, scanned=(doc_id, page) in scanned
+            )
             best_cos = max((cosine.get(c.id, 0.0) for c in page_chunks), default=0.0)
             confidence = _confidence(best_cos, _coverage(regions, query, idf))
             hits.append(
@@ -418,9 +422,10 @@ def _document_prior(query: QueryAnalysis, doc: DocumentInfo | None) -> float:
 
 
 def _dedupe(lines: list) -> list:
+    """Lines once each: a line two chunks share is stored twice with the same box."""
     seen, out = set(), []
     for line in lines:
-        key = (line.text, tuple(round(v) for v in line.box))
+        key = (line.text, line.box)
         if key not in seen:
             seen.add(key)
             out.append(line)
