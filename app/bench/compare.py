@@ -11,22 +11,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from app.bench.metrics import FIGURES as SUMMARY_FIGURES
+
 # Figures where a smaller number is the better one.
 LOWER_IS_BETTER = frozenset({"false_abstentions", "latency_p50_s", "latency_p95_s"})
-FIGURES = (
-    "questions",
-    "hit@1",
-    "hit@3",
-    "hit@5",
-    "mrr",
-    "manual_accuracy",
-    "key_fact_recall",
-    "abstention_accuracy",
-    "false_abstentions",
-    "judge_mean",
-    "latency_p50_s",
-    "latency_p95_s",
-)
+FIGURES = tuple(key for key, _ in SUMMARY_FIGURES)
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,22 @@ from typing import Any
 
 from app.bench.dataset import BenchItem
 
+# The summary's figures, in the order tables show them, with a short column head each.
+FIGURES: tuple[tuple[str, str], ...] = (
+    ("questions", "n"),
+    ("hit@1", "Hit@1"),
+    ("hit@3", "Hit@3"),
+    ("hit@5", "Hit@5"),
+    ("mrr", "MRR"),
+    ("manual_accuracy", "manual"),
+    ("key_fact_recall", "facts"),
+    ("abstention_accuracy", "abstain"),
+    ("false_abstentions", "false-abst"),
+    ("judge_mean", "judge"),
+    ("latency_p50_s", "p50 s"),
+    ("latency_p95_s", "p95 s"),
+)
+
 
 def normalise(text: str) -> str:
     return re.sub(r"\s+", " ", text.lower().replace("\u00a0", " ")).strip()

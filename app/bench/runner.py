@@ -11,7 +11,7 @@ from typing import Any
 from app.agent.events import Answer, Event, Result
 from app.bench.dataset import BenchItem
 from app.bench.judge import Judge, KeyFactJudge
-from app.bench.metrics import score_record, summarise
+from app.bench.metrics import FIGURES, score_record, summarise
 
 AskFn = Callable[[str], Iterator[Event]]
 
@@ -92,34 +92,8 @@ def ask_blind(question: str, ask: AskFn) -> dict[str, Any]:
 
 def format_summary(summary: dict[str, Any]) -> str:
     """The summary as a plain-text table: overall, then one row per category."""
-    cols = [
-        "questions",
-        "hit@1",
-        "hit@3",
-        "hit@5",
-        "mrr",
-        "manual_accuracy",
-        "key_fact_recall",
-        "abstention_accuracy",
-        "false_abstentions",
-        "judge_mean",
-        "latency_p50_s",
-        "latency_p95_s",
-    ]
-    heads = [
-        "n",
-        "Hit@1",
-        "Hit@3",
-        "Hit@5",
-        "MRR",
-        "manual",
-        "facts",
-        "abstain",
-        "false-abst",
-        "judge",
-        "p50 s",
-        "p95 s",
-    ]
+    cols = [key for key, _ in FIGURES]
+    heads = [head for _, head in FIGURES]
     rows = [("all", summary), *summary.get("per_category", {}).items()]
     lines = [f"{'category':<14}" + "".join(f"{h:>11}" for h in heads)]
     for name, block in rows:
