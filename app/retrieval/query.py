@@ -290,19 +290,12 @@ def _named_products(text: str, names: Mapping[int, frozenset[str]]) -> list[int]
 def fts_query(terms: Sequence[str], extra: Sequence[str] = ()) -> str:
     """An FTS5 OR-query over terms; multi-part tokens (13.8, HSGW-MAX8) become phrases.
 
-    A word of five letters or more is matched by its stem as a prefix (the index does not
-    stem): "triggered" finds "trigger" and "triggers", "battery" finds "batteries".
-    ``extra`` words (OCR misreadings of the terms) are matched exactly."""
+    BM25 matches the question's words as written (re-ranking then meets inflections by
+    stem); ``extra`` words, OCR misreadings of the terms, are matched too."""
     parts = []
     for term in terms:
         pieces = re.findall(r"[A-Za-z0-9]+", term)
-        if not pieces:
-            continue
-        if len(pieces) == 1 and len(term) >= 5 and term.isalpha():
-            prefix = stem(term)
-            prefix = prefix[:-1] if prefix.endswith("y") and len(prefix) > 5 else prefix
-            parts.append(f'"{prefix}"*')
-        else:
+        if pieces:
             parts.append('"' + " ".join(pieces) + '"')
     parts += [f'"{w}"' for w in extra if re.fullmatch(r"[A-Za-z0-9]+", w)]
     return " OR ".join(dict.fromkeys(parts))

@@ -163,20 +163,22 @@ class TextSearch:
 
     # ---- candidate lists -------------------------------------------------------------
     def known(self, terms: Sequence[str]) -> frozenset[str]:
-        """The terms some chunk of the library holds (a word of five letters or more by
-        its stem, so 'disarms' is known from 'disarm'; a code by each of its parts)."""
+        """The terms some chunk of the library holds: a word in any form with the same
+        stem ('disarms' is known from 'disarm', 'automation' is not from 'automatic'), a
+        code by each of its parts."""
         found = set()
         for term in terms:
             parts = _index_words(term)
-            if len(parts) == 1 and len(term) >= 5 and term.isalpha():
-                prefix = stem(term)
-                row = self.store.db.execute(
-                    "SELECT 1 FROM temp.chunks_vocab WHERE term >= ? AND term < ? LIMIT 1",
-                    (prefix, prefix + "\uffff"),
-                ).fetchone()
+            if len(parts) == 1 and term.isalpha():
+                root = stem(term)
+                rows = self.store.db.execute(
+                    "SELECT term FROM temp.chunks_vocab WHERE term >= ? AND term < ? LIMIT 200",
+                    (root, root + "\uffff"),
+                )
+                held = any(stem(word) == root for (word,) in rows)
             else:
-                row = (1,) if parts and all(self._in_vocabulary(p) for p in parts) else None
-            if row is not None:
+                held = bool(parts) and all(self._in_vocabulary(p) for p in parts)
+            if held:
                 found.add(term)
         return frozenset(found)
 
