@@ -359,3 +359,23 @@ def _not_found_message(spec: str) -> str:
         tip = f"; download one with: python -m app models download {hints[0]}" if hints else ""
         return f"no {spec} model is installed{tip}"
     return f"model {spec!r} is not on this machine (models folder, <repo>/models, HF cache)"
+
+
+_SHARED: dict[tuple[str, float], ModelRegistry] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_registry(settings: Settings) -> ModelRegistry:
+    """One registry per models folder and memory budget in this process, so the worker's
+    lanes (the conversation and a benchmark run) share one loaded copy of each model and
+    one budget; backends serialise their own generation. The folders are scanned again
+    each time, so a model downloaded since is found (loaded models stay loaded)."""
+    key = (str(settings.models_dir), settings.memory_budget_gb)
+    with _SHARED_LOCK:
+        registry = _SHARED.get(key)
+        if registry is None:
+            registry = _SHARED[key] = ModelRegistry(settings)
+        else:
+            registry.settings = settings
+            registry.scan(refresh=True)
+        return registry

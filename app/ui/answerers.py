@@ -64,8 +64,11 @@ class AgentAdapter:
 
     def __init__(self, library: Library, settings: Settings) -> None:
         from app.agent.service import build_answerer
+        from app.runtime.registry import shared_registry
 
-        self._tree = build_answerer(library, settings)
+        # Every lane's agent draws on one registry: a benchmark run and the conversation
+        # use the same loaded model instead of two copies.
+        self._tree = build_answerer(library, settings, registry=shared_registry(settings))
         self.mode: str = self._tree.mode
         self.mode_reason: str = self._tree.mode_reason
 

@@ -277,3 +277,18 @@ def test_real_llm_through_the_registry(tmp_path: Path, tmp_path_factory) -> None
     assert done.tokens == 3
     handle.unload()
     assert not handle.loaded
+
+
+def test_the_worker_lanes_share_one_registry_per_models_folder(tmp_path: Path) -> None:
+    from app.runtime.registry import shared_registry
+
+    one = Settings(models_dir=tmp_path / "a", library_dir=tmp_path / "lib")
+    again = Settings(models_dir=tmp_path / "a", library_dir=tmp_path / "other")
+    other = Settings(models_dir=tmp_path / "b", library_dir=tmp_path / "lib")
+    registry = shared_registry(one)
+    assert shared_registry(again) is registry, "same models and budget: same loaded copies"
+    assert shared_registry(other) is not registry
+    (tmp_path / "a").mkdir()
+    assert "new-llm" not in {m.id for m in registry.models("llm")}
+    make_model(tmp_path / "a" / "new-llm", LLAMA)
+    assert "new-llm" in {m.id for m in shared_registry(one).models("llm")}, "found on next use"
