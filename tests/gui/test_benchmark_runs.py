@@ -279,3 +279,24 @@ def test_deleting_a_saved_run(panel, tmp_path, monkeypatch):
     assert panel.run is None and panel.results.model.rowCount() == 0
     assert not any(b.isEnabled() for b in panel.bar.exports.buttons.values())
     assert run_id not in panel.compare.before.currentText()
+
+
+def test_interactive_answer_opens_its_evidence(panel, tmp_path, qtbot):
+    dataset = write(
+        tmp_path / "d.json", [{"id": "q1", "query": "AUX voltage?", "answer": "13.8 V"}]
+    )
+    panel.load_dataset(str(dataset))
+    view = panel.interactive
+    view.suggest()
+    assert not view.evidence_button.isEnabled(), "nothing to show before Lantern answers"
+    rec = record(view.item, "13.8 V [1]", [6], False, 100, 0.5)
+
+    view.on_answered(rec)
+
+    assert view.evidence_button.isEnabled()
+    with qtbot.waitSignal(panel.answer_requested) as shown:
+        view.evidence_button.click()
+    answer = shown.args[0]
+    assert [(c.document, c.page) for c in answer.citations] == [(DOC, 6)]
+    view.suggest()
+    assert not view.evidence_button.isEnabled(), "a new question has no answer yet"

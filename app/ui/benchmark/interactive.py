@@ -93,6 +93,7 @@ def consistency_html(figures: dict[str, Any], ruled: bool = False) -> str:
 class InteractiveView(QWidget):
     ask_requested = Signal(str)  # the question, for the agent to answer blind
     judge_requested = Signal(object, str, bool, int)  # BenchItem, answer, abstained, repeats
+    evidence_requested = Signal(object)  # the record of Lantern's answer, for the evidence pane
 
     def __init__(self, parent: QWidget | None = None, seed: int | None = None) -> None:
         super().__init__(parent)
@@ -101,6 +102,7 @@ class InteractiveView(QWidget):
         self.random = random.Random(seed)
         self.waiting = False
         self.judged_by_rule = False  # the answer being judged needs no judge (see rule_verdict)
+        self.record: dict[str, Any] | None = None  # Lantern's answer to the question shown
         self._build()
         self.set_items([])
 
@@ -123,6 +125,9 @@ class InteractiveView(QWidget):
             f"Judge the same answer {CONSISTENCY_REPEATS} times: how steady is the score?"
         )
         self.repeat_button.clicked.connect(self.judge_repeatedly)
+        self.evidence_button = QPushButton("Show evidence", self)
+        self.evidence_button.setToolTip("Open the pages Lantern cited, with their highlights")
+        self.evidence_button.clicked.connect(self._show_evidence)
         self.verdict = named(QLabel(""), "benchVerdict")
         self.truth = named(QLabel(""), "benchTruth")
         for label in (self.verdict, self.truth):
@@ -150,6 +155,7 @@ class InteractiveView(QWidget):
         actions.addWidget(self.abstain)
         actions.addStretch(1)
         actions.addWidget(self.ask_button)
+        actions.addWidget(self.evidence_button)
         actions.addWidget(self.evaluate_button)
         actions.addWidget(self.repeat_button)
         left = QVBoxLayout()
@@ -183,6 +189,7 @@ class InteractiveView(QWidget):
         self.question.setText(self.item.query)
         self.answer.clear()
         self.abstain.setChecked(False)
+        self.record = None
         self.verdict_box.hide()
         self.truth_box.hide()
         self._update_buttons()
@@ -199,12 +206,17 @@ class InteractiveView(QWidget):
     def on_answered(self, record: dict[str, Any] | None, error: str = "") -> None:
         self.waiting = False
         self.answer.setPlaceholderText("Type your answer, or let Lantern answer it…")
+        self.record = record
         if record is None:
             self.answer.setPlainText(f"Lantern could not answer: {error}")
         else:
             self.answer.setPlainText(record.get("answer", ""))
             self.abstain.setChecked(bool(record.get("abstained")))
         self._update_buttons()
+
+    def _show_evidence(self) -> None:
+        if self.record is not None:
+            self.evidence_requested.emit(self.record)
 
     def evaluate(self) -> None:
         self._judge(1)
@@ -249,4 +261,6 @@ class InteractiveView(QWidget):
         self.ask_button.setEnabled(ready)
         self.evaluate_button.setEnabled(ready)
         self.repeat_button.setEnabled(ready)
+        cited = bool(self.record and self.record.get("citations"))
+        self.evidence_button.setEnabled(cited and not self.waiting)
         self.answer.setEnabled(self.item is not None)

@@ -163,6 +163,9 @@ class BenchmarkPanel(QWidget):
         self.runs.delete_requested.connect(self.delete_run)
         self.interactive.ask_requested.connect(self._interactive_ask)
         self.interactive.judge_requested.connect(self._interactive_judge)
+        self.interactive.evidence_requested.connect(
+            lambda r: self.answer_requested.emit(record_answer(r))
+        )
         self.optimise.optimise_requested.connect(self._optimise)
         self.optimise.stop_requested.connect(
             lambda: self.controller.send_bench(BenchStopRequest(self.jobs["optimise"]))
