@@ -13,9 +13,12 @@ import math
 import re
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
+import apsw
 import numpy as np
 
 from app.library.embedding import Embedder
@@ -37,6 +40,8 @@ from app.retrieval.query import (
 from app.retrieval.regions import Region, idf_weights, select_regions
 from app.retrieval.terms import OcrVocabulary, expansions, line_stems, term_filter, token_stems
 from app.retrieval.vectors import VectorIndex
+
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +87,8 @@ class TextSearch:
         self.vectors = VectorIndex(store)
         self._names: tuple[tuple[tuple[int, str], ...], dict[int, frozenset[str]]] | None = None
         self._ocr: tuple[tuple[int, ...], OcrVocabulary] | None = None
+        self._side: apsw.Connection | None = None
+        self._pool: ThreadPoolExecutor | None = None
         for table, source in (("chunks_vocab", "chunks_fts"), ("pages_vocab", "pages_fts")):
             store.db.execute(
                 f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{table}"
@@ -101,6 +108,8 @@ class TextSearch:
         idf = self._idf(query.terms)
         aliases, misread = expansions(query.terms, self._ocr_vocabulary(docs), self._pages_with)
         timings["analyse"] = time.perf_counter() - t0
+        # Whole-page BM25 runs beside the embedding, KNN and chunk BM25.
+        pages_bm25 = self._side_query(self._bm25_pages, query, idf, misread)
 
         t1 = time.perf_counter()
         qvec = self.embedder.embed([text])[0]
@@ -112,9 +121,7 @@ class TextSearch:
         lexical = self._bm25_chunks(query, idf, misread)
         idents = self._identifier_chunks(query)
         page_lex = {
-            key: rank
-            for key, rank in self._bm25_pages(query, idf, misread).items()
-            if allowed is None or key[0] in allowed
+            key: rank for key, rank in pages_bm25().items() if allowed is None or key[0] in allowed
         }
         timings["bm25"] = time.perf_counter() - t3
 
@@ -261,13 +268,44 @@ class TextSearch:
                 counts[rowid] += 1
         return sorted(counts, key=lambda c: -counts[c])[: self.candidates]
 
+    def _side_query(self, fn: Callable[..., _T], *args: Any) -> Callable[[], _T]:
+        """Run ``fn(connection, *args)`` on a second, read-only connection in a thread of
+        its own while this thread goes on (SQLite runs without the interpreter lock, so the
+        two full-text queries overlap); returns a function that waits for the result. An
+        in-memory library has no second connection, so there it runs at once."""
+        if self.store.path is None:
+            done = fn(self.store.db, *args)
+            return lambda: done
+        if self._side is None:
+            self._side = apsw.Connection(
+                str(self.store.path), flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
+            )
+            self._side.set_busy_timeout(10_000)
+            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lantern-search")
+        assert self._pool is not None
+        future = self._pool.submit(fn, self._side, *args)
+        return future.result
+
+    def close(self) -> None:
+        """Close the second connection and its thread (the store is the caller's)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+        if self._side is not None:
+            self._side.close()
+            self._side = None
+
     def _bm25_pages(
-        self, query: QueryAnalysis, idf: dict[str, float], extra: Sequence[str] = ()
+        self,
+        db: apsw.Connection,
+        query: QueryAnalysis,
+        idf: dict[str, float],
+        extra: Sequence[str] = (),
     ) -> dict[tuple[int, int], int]:
         match = fts_query([t for t in query.terms if idf.get(t, 0) > 0.05], extra)
         if not match:
             return {}
-        rows = self.store.db.execute(
+        rows = db.execute(
             "SELECT p.document_id, p.number FROM pages_fts f JOIN pages p ON p.id = f.rowid"
             " WHERE pages_fts MATCH ? ORDER BY bm25(pages_fts) LIMIT ?",
             (match, self.candidates),
