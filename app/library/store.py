@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -119,13 +120,26 @@ class Store:
         self.db.load_extension(sqlite_vec.loadable_path())
         self.db.enable_load_extension(False)
         if wal:
-            self.db.execute("PRAGMA journal_mode=WAL")
+            self._set_wal()
             self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("PRAGMA foreign_keys=ON")
         try:
             apply_migrations(self.db)
         except apsw.Error as exc:
             raise StoreError(f"cannot migrate library database: {exc}") from exc
+
+    def _set_wal(self, attempts: int = 100) -> None:
+        """Switch a new database to WAL. Changing the journal mode answers "database is
+        locked" at once, without the busy timeout, while another connection opening the
+        same new library holds it, so it is tried again for a few seconds."""
+        for attempt in range(attempts):
+            try:
+                self.db.execute("PRAGMA journal_mode=WAL")
+                return
+            except apsw.BusyError:
+                if attempt == attempts - 1:
+                    raise
+                time.sleep(0.05)
 
     def close(self) -> None:
         self.db.close()
