@@ -65,6 +65,7 @@ class Tree:
         self.traces_dir = traces_dir or resources.library.traces_dir
         self.mode = "llm" if resources.llm is not None else "no-llm"
         self.mode_reason = ""
+        self.program_version: str | None = None  # the saved prompt version loaded, if any
 
     def ask(
         self, question: str, history: History | None = None, cancel: Cancel = None

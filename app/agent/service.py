@@ -198,8 +198,7 @@ def latest_program_version(folder: Path) -> str | None:
 
 def program_version(tree: Tree) -> str | None:
     """The saved version ``load_programs`` put into the agent (None: built-in or flat files)."""
-    version = getattr(tree, "program_version", None)
-    return version if isinstance(version, str) else None
+    return tree.program_version
 
 
 def save_programs(found: Mapping[str, Any], folder: Path, meta: Mapping[str, Any]) -> Path:
@@ -258,8 +257,7 @@ def load_programs(tree: Tree, folder: Path) -> list[str]:
             if DATA_RULE not in predictor.signature.instructions:
                 predictor.signature = predictor.signature.append_instructions(DATA_RULE)
         loaded.append(name)
-    # Tree has no field for it yet; program_version() reads it back.
-    setattr(tree, "program_version", version if loaded and version else None)  # noqa: B010
+    tree.program_version = version if loaded and version else None
     if loaded:
         log.info("loaded saved programs %s from %s", ", ".join(loaded), source)
     return loaded
