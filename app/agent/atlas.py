@@ -1,9 +1,9 @@
 """The Atlas: who the agent is, how it answers, and what the library holds.
 
 Every decision sees it. One line per manual, built from the manual's profile, carries a
-routing hint ("wiring and jumpers: installation guide") so a question about terminals goes
-to the installation guide before the user manual. The rule-based policy routes with the
-same table, so the two policies agree on what each manual is for.
+routing hint ("installing, mounting, wiring: installation manual") and the manual's own
+topics, so a model can tell which manual a question belongs to. The rule-based policy
+routes only by the products a question names, with the same names as the search.
 """
 
 from __future__ import annotations
@@ -14,7 +14,10 @@ from dataclasses import dataclass
 from app.library.models import DocumentInfo, ManualProfile, ManualType
 from app.retrieval.query import QueryAnalysis, analyse
 
-IDENTITY = "Lantern, an offline assistant for field technicians working on security equipment."
+IDENTITY = (
+    "Lantern, an offline assistant for field technicians working from the manuals of the "
+    "equipment in front of them."
+)
 STYLE = (
     "Plain, short and exact: values, codes and steps as the manual gives them, each claim "
     "with a numbered citation to a manual page."
@@ -26,9 +29,9 @@ GOAL = (
 
 # What each kind of manual is the place to look for.
 ROUTING: dict[ManualType, str] = {
-    "installation": "wiring, jumpers, terminals, power, batteries and mounting",
-    "user": "everyday use: arming, codes, keypad, LEDs, SMS commands",
-    "programming": "settings, web page, network, reporting and event codes",
+    "installation": "installing, mounting, wiring and connections",
+    "user": "everyday operation: controls, display, indicators and menus",
+    "programming": "settings, parameters and configuration",
     "datasheet": "specifications, ratings and dimensions",
     "service": "maintenance, faults and troubleshooting",
     "other": "general information",
@@ -80,16 +83,9 @@ class Atlas:
         return "\n".join(lines)
 
     def route(self, question: str) -> tuple[int, ...]:
-        """Documents a question belongs to: the ones whose product it names, else the ones
-        whose manual type suits its intent; () when the question does not say."""
-        query = self._analyse(question)
-        if query.products:
-            return tuple(query.products)
-        if query.intent:
-            suited = [m.document_id for m in self.manuals if m.manual_type == query.intent]
-            if 0 < len(suited) < len(self.manuals):
-                return tuple(suited)
-        return ()
+        """Documents a question belongs to: the ones whose product it names; () when the
+        question does not say."""
+        return tuple(self._analyse(question).products)
 
     def products_named(self, question: str) -> list[tuple[int, ...]]:
         """The manuals of each product the question names, one group per product (a

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from app.retrieval.query import QUESTION_WORDS, content_terms, stem, tokenize
+from app.retrieval.query import content_terms, stem, tokenize
 
 CITATION = re.compile(r"\s*\[(\d+)\]")
 _QUANTITY = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?:\s?([A-Za-zΩ°%µ]+))?")
@@ -94,7 +94,7 @@ def _check(claim: Claim, evidence: Mapping[int, str]) -> Claim:
     if not cited.strip():
         return Claim(claim.text, claim.citations, 0.0, ())
     have = {stem(t) for t in tokenize(cited)}
-    terms = [t for t in content_terms(claim.text) if t not in QUESTION_WORDS]
+    terms = content_terms(claim.text)
     found = sum(stem(t) in have for t in terms)
     support = found / len(terms) if terms else 1.0
     return Claim(claim.text, claim.citations, round(support, 3), missing_values(claim.text, cited))

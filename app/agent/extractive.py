@@ -11,25 +11,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from app.library.embedding import Embedder
 from app.library.models import Box, TextLine, union_box
 from app.library.store import Store
-from app.retrieval.query import QUESTION_WORDS, stem, tokenize
+from app.retrieval.query import stem, tokenize
 from app.retrieval.text import PageHit, SearchResult
+from app.retrieval.units import quantity_keys
+from app.retrieval.vectors import VectorIndex
 
 _ENDS_SENTENCE = re.compile(r"[.!?:;)\]]\s*$")
 _CONTINUES = re.compile(r"^[a-z0-9“\"(]")
-# Questions that ask for a value (a code, a voltage, a time) are answered by lines with one.
-_WANTS_VALUE = re.compile(
-    r"\b(how (many|long|much|often)|what (is|are) the (default|maximum|minimum)|voltage|"
-    r"current|capacity|rating|range|code|codes|pin|password|default|baud|timeout|delay|"
-    r"resistance|size|gauge|distance|temperature|frequency)\b",
-    re.I,
-)
+# Questions that ask how much of something are answered by lines with a number (those that
+# name a quantity, "voltage", are recognised by the unit registry instead).
+_WANTS_VALUE = re.compile(r"\bhow (many|long|much|often|far|big|large|high|low)\b", re.I)
 _VALUE = re.compile(r"\d")
 _BULLET = re.compile(r"^\s*[•●○◦▪■□◆◇►▶➢➤✓✔⚫⚪\-–*·]\s+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(“\"])")
@@ -37,7 +34,6 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(“\"])")
 # the manuals do not say. Chosen on the development set's spread: answerable questions'
 # best pages hold 0.42-1.0 of it, unanswerable ones 0.12-0.37.
 SUPPORT_THRESHOLD = 0.4
-MAX_EMBEDDED = 40
 # A question needs this many terms the library prints before the others are ignored.
 MIN_KNOWN_TERMS = 3
 
@@ -64,6 +60,7 @@ class Evidence:
     coverage: float = 0.0
     score: float = 0.0
     context: str = ""  # the sub-heading it sits under, scored with it and shown before it
+    chunk_id: int = 0  # the stored chunk it comes from (its vector scores its meaning)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +75,6 @@ class ExtractiveAnswer:
 def answer_extractively(
     result: SearchResult,
     store: Store,
-    embedder: Embedder,
     idf: dict[str, float],
     max_pages: int = 3,
     max_quotes: int = 4,
@@ -91,7 +87,7 @@ def answer_extractively(
     if not units:
         return _abstain(result, 0.0)
     weights = answer_weights(result, idf, known)
-    scored = _score(units, result, embedder, weights)
+    scored = _score(units, result, store, weights)
     chosen = _select(scored, weights, max_quotes)
     evidence_text = " ".join(store.page_text(p.document_id, p.page) or "" for p in pages)
     support = _coverage(evidence_text, weights)
@@ -126,7 +122,7 @@ def answer_weights(
     result: SearchResult, idf: dict[str, float], known: Collection[str] | None = None
 ) -> dict[str, float]:
     """Term weights for judging an answer: product names route a question but do not
-    answer it, and question phrasing ('compare', 'how long') is not looked for.
+    answer it.
 
     Nor are words no manual of the library prints (with ``known``): a technician's
     question tells its situation ("a customer's unheated garage", "a cleaner") in words
@@ -139,9 +135,7 @@ def answer_weights(
         products |= {t for t in tokenize(hit.title)}
     products |= {t for t in tokenize(" ".join(p.file_name for p in result.pages))}
     weights = {
-        t: w
-        for t, w in idf.items()
-        if t not in QUESTION_WORDS and t not in products and not _is_product_code(t, products)
+        t: w for t, w in idf.items() if t not in products and not _is_product_code(t, products)
     } or dict(idf)
     if known is not None:
         kept = {t: w for t, w in weights.items() if t in known}
@@ -160,10 +154,14 @@ def _units(store: Store, hit: PageHit, rank: int) -> list[Evidence]:
         if chunk.kind == "table":
             header = chunk.lines[0].text if chunk.lines else ""
             for line in chunk.lines[1:]:
-                units.append(Evidence(f"{header} → {line.text}", hit, rank, line.box))
+                units.append(
+                    Evidence(f"{header} → {line.text}", hit, rank, line.box, chunk_id=chunk.id)
+                )
             continue
         context = chunk.heading.split(" > ")[-1]
-        units.extend(_sentences(chunk.lines, hit, rank, context))
+        units.extend(
+            replace(u, chunk_id=chunk.id) for u in _sentences(chunk.lines, hit, rank, context)
+        )
     return _dedupe(_join_fragments(units))
 
 
@@ -180,9 +178,7 @@ def _join_fragments(units: list[Evidence]) -> list[Evidence]:
             and "→" not in prev.text + unit.text
         ):
             box = union_box([prev.box, unit.box])
-            out[-1] = Evidence(
-                f"{prev.text} {unit.text}", prev.page_hit, prev.rank, box, context=prev.context
-            )
+            out[-1] = replace(prev, text=f"{prev.text} {unit.text}", box=box)
         else:
             out.append(unit)
     return out
@@ -236,28 +232,36 @@ def _coverage(text: str, idf: dict[str, float]) -> float:
 
 
 def _score(
-    units: list[Evidence], result: SearchResult, embedder: Embedder, idf: dict[str, float]
+    units: list[Evidence], result: SearchResult, store: Store, weights: dict[str, float]
 ) -> list[Evidence]:
-    # Only the lexically closest units are embedded: the rest cannot win, and embedding a
-    # few dozen short texts instead of a few hundred keeps an answer well under a second.
-    ranked = sorted(
-        ((_coverage(f"{u.context} {u.text}", idf), u) for u in units), key=lambda cu: -cu[0]
-    )[:MAX_EMBEDDED]
-    vectors = embedder.embed([f"{u.context} {u.text}".strip() for _, u in ranked])
-    query = embedder.embed([result.query.text])[0]
-    cosine = vectors @ query
+    """Each unit's score: the question's term weight it holds (with its heading), the
+    meaning of its chunk (the stored chunk vector against the question's, so nothing is
+    embedded here), the codes it prints, the asked-for quantity, its page's rank."""
+    chunk_cos = _chunk_cosines(store, result, {u.chunk_id for u in units})
+    wants_value = bool(result.query.quantities) or bool(_WANTS_VALUE.search(result.query.text))
+    wanted = set(result.query.quantities)
     scored = []
-    wants_value = bool(_WANTS_VALUE.search(result.query.text))
-    for (coverage, unit), cos in zip(ranked, cosine, strict=True):
+    for unit in units:
+        text = f"{unit.context} {unit.text}"
+        coverage = _coverage(text, weights)
         ident = sum(1 for i in result.query.identifiers if i.lower() in unit.text.lower())
-        score = coverage + 0.6 * float(np.clip(cos, 0, 1)) + 0.15 * ident - 0.05 * unit.rank
-        if wants_value and _VALUE.search(unit.text):
+        cos = float(np.clip(chunk_cos.get(unit.chunk_id, 0.0), 0, 1))
+        score = coverage + 0.6 * cos + 0.15 * ident - 0.05 * unit.rank
+        if wanted and quantity_keys(unit.text) & wanted:
+            score += 0.2
+        elif wants_value and _VALUE.search(unit.text):
             score += 0.1
-        scored.append(
-            Evidence(unit.text, unit.page_hit, unit.rank, unit.box, coverage, score, unit.context)
-        )
+        scored.append(replace(unit, coverage=coverage, score=score))
     scored.sort(key=lambda u: -u.score)
     return scored
+
+
+def _chunk_cosines(store: Store, result: SearchResult, ids: set[int]) -> dict[int, float]:
+    """Cosine of each chunk's stored vector to the question's (none without vectors)."""
+    if result.query_vector is None or not ids:
+        return {}
+    vectors = VectorIndex(store).get(sorted(ids))
+    return {cid: float(vec @ result.query_vector) for cid, vec in vectors.items()}
 
 
 def _compose(chosen: list[Evidence], support: float) -> ExtractiveAnswer:

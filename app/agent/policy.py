@@ -28,7 +28,7 @@ from app.agent.tools import ExternalClock, Tool
 from app.agent.tools.answer import AnswerInputs
 from app.agent.tools.text_search import TextSearchInputs
 from app.agent.tools.visual_search import VisualSearchInputs
-from app.retrieval.query import QUESTION_WORDS, content_terms
+from app.retrieval.query import content_terms
 from app.runtime.types import TextBackend
 
 # Below this best-page confidence the question gets a second, reformulated search.
@@ -125,13 +125,13 @@ class RulePolicy:
 
 
 def key_words(question: str, drop: Collection[str] = ()) -> str:
-    """The question's content words without its phrasing ("how long", "compare") and
-    without ``drop`` (product names, once the search is limited to the product)."""
+    """The question's content words (no function words) without ``drop`` (product
+    names, once the search is limited to the product)."""
 
     def dropped(term: str) -> bool:
         return any(term == d or (len(term) >= 3 and d.startswith(term)) for d in drop)
 
-    words = [t for t in content_terms(question) if t not in QUESTION_WORDS and not dropped(t)]
+    words = [t for t in content_terms(question) if not dropped(t)]
     return " ".join(words)
 
 

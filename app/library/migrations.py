@@ -138,12 +138,55 @@ def m005_feedback(db: apsw.Connection) -> None:
     )
 
 
+def m006_porter_fts(db: apsw.Connection) -> None:
+    # Both full-text indexes stem with the Porter algorithm, so BM25 meets "charging" in
+    # "charged" without a hand-written word list; the retrieval layer stems question terms
+    # with the same algorithm (PyStemmer) to read the indexes' vocabularies.
+    from app.library.symbols import searchable_text
+
+    tokenizer = "porter unicode61 remove_diacritics 2"
+    db.execute(
+        f"""
+        DROP TRIGGER chunks_ai;
+        DROP TRIGGER chunks_ad;
+        DROP TABLE chunks_fts;
+        CREATE VIRTUAL TABLE chunks_fts USING fts5(
+            search_text, heading, content='chunks', content_rowid='id',
+            tokenize="{tokenizer}"
+        );
+        CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
+            INSERT INTO chunks_fts(rowid, search_text, heading)
+            VALUES (new.id, new.search_text, new.heading);
+        END;
+        CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
+            INSERT INTO chunks_fts(chunks_fts, rowid, search_text, heading)
+            VALUES ('delete', old.id, old.search_text, old.heading);
+        END;
+        INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild');
+        DROP TRIGGER pages_ad;
+        DROP TABLE pages_fts;
+        CREATE VIRTUAL TABLE pages_fts USING fts5(
+            text, content='', contentless_delete=1, tokenize="{tokenizer}"
+        );
+        CREATE TRIGGER pages_ad AFTER DELETE ON pages BEGIN
+            DELETE FROM pages_fts WHERE rowid = old.id;
+        END;
+        """
+    )
+    rows = list(db.execute("SELECT id, text FROM pages"))
+    for page_id, text in rows:
+        db.execute(
+            "INSERT INTO pages_fts(rowid, text) VALUES (?, ?)", (page_id, searchable_text(text))
+        )
+
+
 MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     m001_initial,
     m002_vectors,
     m003_visual,
     m004_page_fts,
     m005_feedback,
+    m006_porter_fts,
 ]
 
 

@@ -1,90 +1,53 @@
-"""Understanding a question well enough to search: terms, identifiers, intent, product.
+"""Understanding a question well enough to search: terms, identifiers, quantities, product.
 
 Dense embeddings handle codes and values poorly (J24, CID 1301, 13.8 V), so identifiers
-are pulled out for exact matching, and the question's intent (wiring vs. keypad use)
-becomes a preference for a manual type.
+are pulled out for exact matching. Nothing here knows a trade: words are stemmed by the
+Porter algorithm (PyStemmer), quantities are recognised by a unit registry (pint,
+``units``), and which words are generic or name a product is decided from the library's
+own document frequencies (``product_names``, the callers' IDF).
 """
 
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from app.library.models import DocumentInfo, ManualType
+import Stemmer
+
+from app.library.models import DocumentInfo
+from app.retrieval.units import asked_key, quantity_keys
 
 
 def _words(text: str) -> list[str]:
     return text.split()
 
 
+# English function words: the Snowball project's English stop list (snowballstem.org),
+# which says nothing about any trade. What else is too common to say where an answer is
+# comes from the library's own document frequencies.
 STOPWORDS = frozenset(
     _words(
         """
-    a about above after again all also am an and any are as at be because been before
-    being below between both but by can could did do does doing down during each few for
-    from further had has have having he her here hers how i if in into is it its itself
-    just me more most my no nor not now of off on once only or other our out over own
-    same she should so some such than that the their them then there these they this
-    those through to too under until up very was we were what when where which while who
-    whom why will with would you your yours i'm it's what's don't doesn't isn't can't
-    won't tell show explain please want need know get got make way set use using used
-    happen happens mean means say says
+    i me my myself we our ours ourselves you your yours yourself yourselves he him his
+    himself she her hers herself it its itself they them their theirs themselves what which
+    who whom this that these those am is are was were be been being have has had having do
+    does did doing would should could ought i'm you're he's she's it's we're they're i've
+    you've we've they've i'd you'd he'd she'd we'd they'd i'll you'll he'll she'll we'll
+    they'll isn't aren't wasn't weren't hasn't haven't hadn't doesn't don't didn't won't
+    wouldn't shan't shouldn't can't cannot couldn't mustn't let's that's who's what's here's
+    there's when's where's why's how's a an the and but if or because as until while of at
+    by for with about against between into through during before after above below to from
+    up down in out on off over under again further then once here there when where why how
+    all any both each few more most other some such no nor not only own same so than too
+    very can will just
     """
     )
 )
-# How questions are phrased rather than what they ask about: answers rarely contain them.
-QUESTION_WORDS = frozenset(
-    _words(
-        """
-    compare comparison difference many much often long take takes last lasts type kind
-    customer typed
-    several times rule assuming assume still indicate indicates happens happen exactly
-    correct right wrong possible able whether something anything everything tell
-    describe
-    """
-    )
-)
-# Words so common in manuals that they say little about where an answer is.
-WEAK = frozenset(
-    _words(
-        """
-    panel system control manual page default set setting settings value use device unit
-    please see refer following shown
-    """
-    )
-)
-# How manuals write the quantities questions name: "voltage" is "13.8 V", "maximum
-# current" is "500 mA max". A question term counts as found when any of these is.
-ALIASES: dict[str, tuple[str, ...]] = {
-    "voltage": ("v", "vdc", "vac", "volt", "volts"),
-    "current": ("a", "ma", "amp", "amps", "ampere"),
-    "maximum": ("max",),
-    "minimum": ("min",),
-    "resistance": ("ω", "ohm", "ohms", "kω", "kohm"),
-    "resistor": ("ω", "ohm", "ohms", "kω", "kohm"),
-    "capacity": ("ah", "mah"),
-    "power": ("w", "watt", "watts"),
-    "frequency": ("hz", "khz", "mhz", "ghz"),
-    "temperature": ("°c", "°f", "celsius", "fahrenheit"),
-    "hours": ("h", "hr", "hrs"),
-    "minutes": ("min", "mins"),
-    "seconds": ("s", "sec", "secs"),
-    "password": ("code", "pin"),
-    "wire": ("awg", "cable"),
-    "gauge": ("awg",),
-    "pinout": ("pin", "pins", "connections"),
-}
-
-
-def alias_map(terms: Sequence[str]) -> dict[str, str]:
-    """Stem of an alias -> stem of the question term it stands for."""
-    out: dict[str, str] = {}
-    for term in terms:
-        for alias in ALIASES.get(term, ()) + ALIASES.get(stem(term), ()):
-            out.setdefault(stem(alias), stem(term))
-    return out
+_STEMMER = Stemmer.Stemmer("porter")
+_STEM_LOCK = threading.Lock()
 
 
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:[.\-/+][A-Za-z0-9]+)*\+?|°[CF]|[✱★▲▼◄►#Ω]")
@@ -97,57 +60,6 @@ _IDENT = re.compile(
     | \b[A-Z]{2,}[A-Z0-9]*\b                  # CID, PGM, AUX, RS485
     """
 )
-_INTENT: dict[ManualType, tuple[str, ...]] = {
-    "installation": (
-        "wire",
-        "wiring",
-        "wired",
-        "jumper",
-        "terminal",
-        "install",
-        "installation",
-        "mount",
-        "mounting",
-        "connect",
-        "connection",
-        "cable",
-        "resistor",
-        "eol",
-        "voltage",
-        "current",
-        "battery",
-        "power",
-        "supply",
-        "bus",
-        "rs485",
-        "pgm",
-        "aux",
-        "bell",
-        "siren",
-        "antenna",
-    ),
-    "user": (
-        "arm",
-        "arming",
-        "disarm",
-        "keypad",
-        "code",
-        "pin",
-        "user",
-        "chime",
-        "bypass",
-        "lcd",
-        "display",
-        "press",
-        "key",
-        "menu",
-        "sms",
-        "mode",
-        "lockout",
-        "locked",
-        "led",
-    ),
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +67,7 @@ class QueryAnalysis:
     text: str
     terms: tuple[str, ...]  # lower-cased content words, in order, unique
     identifiers: tuple[str, ...]  # codes and values to match exactly
-    intent: ManualType | None
+    quantities: tuple[str, ...]  # quantity keys the question asks for (``units.asked_key``)
     products: tuple[int, ...]  # ids of documents whose product the question names
 
 
@@ -165,19 +77,30 @@ def tokenize(text: str) -> list[str]:
 
 @lru_cache(maxsize=200_000)
 def stems_of(text: str) -> frozenset[str]:
-    """The stems of a text's tokens; cached because pages are scored again and again."""
-    return frozenset(stem(t) for t in tokenize(text))
+    """The stems of a text's tokens and the quantity keys of the values it prints
+    (``units.quantity_keys``); cached because pages are scored again and again."""
+    return frozenset(stem(t) for t in tokenize(text)) | quantity_keys(text)
+
+
+def alias_map(terms: Sequence[str]) -> dict[str, str]:
+    """What on a page stands for a question term: the quantity key of a term that names
+    a quantity ("voltage" is found as "13.8 V"), mapped to the term's stem."""
+    out: dict[str, str] = {}
+    for term in terms:
+        key = asked_key(term)
+        if key is not None:
+            out.setdefault(key, stem(term))
+    return out
 
 
 @lru_cache(maxsize=100_000)
 def stem(token: str) -> str:
-    """A light suffix stripper, so 'charging' meets 'charge' and 'restarts' meets 'restart'."""
-    if len(token) <= 4 or not token.isalpha():
+    """The Porter stem of a word (the algorithm of FTS5's ``porter`` tokenizer, so a stem
+    here is a term of the full-text index); codes and numbers are kept as they are."""
+    if len(token) <= 3 or not token.isalpha():
         return token
-    for suffix in ("ations", "ation", "ings", "ing", "ies", "ied", "es", "ed", "ly", "s", "e"):
-        if token.endswith(suffix) and len(token) - len(suffix) >= 4:
-            return token[: -len(suffix)]
-    return token
+    with _STEM_LOCK:  # a PyStemmer object is not thread-safe
+        return str(_STEMMER.stemWord(token))
 
 
 def content_terms(text: str) -> list[str]:
@@ -188,30 +111,17 @@ def content_terms(text: str) -> list[str]:
     return list(seen)
 
 
-# Words a product name may hold that name no product on their own: a question about "the
-# alarm" or "the system" names no manual, even when one is called "Hybrid Security Alarm
-# System".
-GENERIC_PRODUCT_WORDS = frozenset(
-    _words(
-        """
-    alarm alarms security system systems panel control receiver digital wireless wired
-    gateway keypad module unit device smart home fire intrusion communicator transmitter
-    detector sensor series model version edition manual guide installation user users
-    scanned document documentation instructions reference hardware software kit
-    """
-    )
-)
-
-
 def product_names(
     documents: Sequence[DocumentInfo], doc_count: Callable[[str], int] | None = None
 ) -> dict[int, frozenset[str]]:
     """The words and phrases that name each document's product in a question.
 
     The whole product name always does, and so does its model code (``hsgw-max8``). A
-    single word of the name (``ademco``, ``hybrid``) does only when it is distinctive:
-    long enough, not a generic word, not part of another manual's product name, and, when
-    ``doc_count`` can tell, found in the text of at most one manual.
+    single word of the name (a maker, a series) does only when it is distinctive: long
+    enough, not part of another manual's product name, and found in the text of at most
+    one manual (``doc_count``). That is what makes a word generic ("alarm", "meter",
+    "series"): other manuals print it too. Without ``doc_count`` no single word names a
+    product, since nothing can tell which are generic.
     """
     parts_of: dict[int, set[str]] = {}
     names: dict[int, set[str]] = {}
@@ -225,18 +135,15 @@ def product_names(
         parts_of[doc.id] = {
             p
             for p in set(re.split(r"[\s/]+", product)) | set(re.split(r"[\s/-]+", product))
-            if len(p) >= 4 and p not in STOPWORDS and p not in WEAK
-        } - GENERIC_PRODUCT_WORDS
+            if len(p) >= 4 and p not in STOPWORDS
+        }
+    if doc_count is None:
+        return {doc_id: frozenset(n for n in found if n) for doc_id, found in names.items()}
     for doc_id, parts in parts_of.items():
         others = set().union(*(v for k, v in parts_of.items() if k != doc_id))
         for part in parts - others:
-            # A bare model number ("685") names a product only when no other manual
-            # prints it, which takes the library to tell.
-            if part.isdigit() and doc_count is None:
-                continue
-            if doc_count is not None and doc_count(part) > 1:
-                continue
-            names[doc_id].add(part)
+            if doc_count(part) <= 1:
+                names[doc_id].add(part)
     return {doc_id: frozenset(n for n in found if n) for doc_id, found in names.items()}
 
 
@@ -245,7 +152,7 @@ def analyse(
     documents: Sequence[DocumentInfo],
     names: Mapping[int, frozenset[str]] | None = None,
 ) -> QueryAnalysis:
-    """Terms, identifiers, intent and named products of a question. ``names`` are the
+    """Terms, identifiers, asked quantities and named products of a question. ``names`` are the
     product names of each document (``product_names``); computed here when not given."""
     names = product_names(documents) if names is None else names
     idents = []
@@ -265,16 +172,9 @@ def analyse(
         text=text,
         terms=tuple(terms),
         identifiers=tuple(idents),
-        intent=_intent(terms),
+        quantities=tuple(dict.fromkeys(k for t in terms if (k := asked_key(t)) is not None)),
         products=tuple(_named_products(text, names)),
     )
-
-
-def _intent(terms: list[str]) -> ManualType | None:
-    scores = {kind: sum(t in words for t in terms) for kind, words in _INTENT.items()}
-    best = max(scores.items(), key=lambda kv: kv[1])
-    tied = sum(1 for v in scores.values() if v == best[1])
-    return best[0] if best[1] > 0 and tied == 1 else None
 
 
 def _named_products(text: str, names: Mapping[int, frozenset[str]]) -> list[int]:
@@ -290,8 +190,8 @@ def _named_products(text: str, names: Mapping[int, frozenset[str]]) -> list[int]
 def fts_query(terms: Sequence[str], extra: Sequence[str] = ()) -> str:
     """An FTS5 OR-query over terms; multi-part tokens (13.8, HSGW-MAX8) become phrases.
 
-    BM25 matches the question's words as written (re-ranking then meets inflections by
-    stem); ``extra`` words, OCR misreadings of the terms, are matched too."""
+    The index's Porter tokenizer stems both sides, so "charging" meets "charged";
+    ``extra`` words, OCR misreadings of the terms, are matched too."""
     parts = []
     for term in terms:
         pieces = re.findall(r"[A-Za-z0-9]+", term)

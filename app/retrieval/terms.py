@@ -4,7 +4,7 @@ Manuals and their scans rarely spell a term the way a question does. Three kinds
 difference are bridged here, each as an alias from a page word's stem to the question
 term's stem, so coverage, regions and BM25 all see the same match:
 
-- units and plain synonyms (``query.ALIASES``: "voltage" is found as "13.8 V");
+- quantities (``query.alias_map``: "voltage" is found as "13.8 V", by the unit registry);
 - OCR misreadings: a scanned page reads "Conputer" or "faiiure". A word of the OCR'd
   pages within one edit of a question term, and rarer than it, stands for it;
 - words a scan split in two ("out puts"): adjacent tokens joined are matched too
@@ -20,6 +20,7 @@ from functools import lru_cache
 from itertools import pairwise
 
 from app.retrieval.query import alias_map, stem, tokenize
+from app.retrieval.units import quantity_keys
 
 # Shorter words have too many real neighbours one edit away ("zone"/"done").
 MIN_FUZZY_LENGTH = 5
@@ -106,8 +107,8 @@ def expansions(
 
 @lru_cache(maxsize=200_000)
 def token_stems(text: str) -> frozenset[str]:
-    """A line's stems (a text layer's words are whole: no joining needed)."""
-    return frozenset(stem(t) for t in tokenize(text))
+    """A line's stems and quantity keys (a text layer's words are whole: no joining)."""
+    return frozenset(stem(t) for t in tokenize(text)) | quantity_keys(text)
 
 
 @lru_cache(maxsize=200_000)
@@ -116,7 +117,11 @@ def line_stems(text: str) -> frozenset[str]:
     "out puts" holds "output")."""
     tokens = tokenize(text)
     joined = (a + b for a, b in pairwise(tokens) if a.isalpha() and b.isalpha())
-    return frozenset(stem(t) for t in tokens) | frozenset(stem(j) for j in joined)
+    return (
+        frozenset(stem(t) for t in tokens)
+        | frozenset(stem(j) for j in joined)
+        | quantity_keys(text)
+    )
 
 
 @lru_cache(maxsize=256)
@@ -128,18 +133,26 @@ def term_filter(keys: frozenset[str]) -> TermFilter:
 class TermFilter:
     """A quick test that a line may hold one of some stems, before it is tokenised.
 
-    A token's stem is a prefix of the token, so a line holding a stem holds it as a
+    A Porter stem differs from its word at most in its last letter ("wiring" -> "wire",
+    "battery" -> "batteri"), so a line holding a stem holds the stem less that letter as a
     substring (with spaces removed, also across a split word); stems of one or two letters
-    or digits (unit aliases such as "v") must stand alone, or every line would pass. Lines
+    or digits must stand alone, or every line would pass. Lines
     that fail cannot match, so the exact test (``line_stems``) runs only on those that
     pass.
     """
 
     def __init__(self, keys: Iterable[str]) -> None:
         keys = {k for k in keys if k}
+        # A quantity key is held by a line that prints a number.
+        self._numbers = any(k.startswith("⟨") for k in keys)
+        keys = {k for k in keys if not k.startswith("⟨")}
         # Short words must stand alone; symbols ("°c", "ω") are tokens of their own anyway.
         short = sorted((k for k in keys if len(k) < 3 and k.isalnum()), key=len, reverse=True)
-        long = sorted(keys - set(short), key=len, reverse=True)
+        long = sorted(
+            {k[:-1] if len(k) > 3 and k.isalpha() else k for k in keys - set(short)},
+            key=len,
+            reverse=True,
+        )
         self._long = re.compile("|".join(map(re.escape, long))) if long else None
         self._short = (
             re.compile(r"(?<![a-z0-9])(?:" + "|".join(map(re.escape, short)) + r")(?![a-z0-9])")
@@ -149,6 +162,8 @@ class TermFilter:
 
     def may_hold(self, text: str) -> bool:
         low = text.lower()
+        if self._numbers and any(c.isdigit() for c in text):
+            return True
         if self._short is not None and self._short.search(low):
             return True
         return self._long is not None and self._long.search(low.replace(" ", "")) is not None

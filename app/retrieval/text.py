@@ -3,7 +3,7 @@
 Chunks are found three ways (dense vectors, BM25 over chunks, exact identifiers), and
 pages a fourth (BM25 over whole pages). Reciprocal-rank fusion combines the lists; a page
 ranks by its best evidence (plus a little for a second supporting chunk), nudged by what
-the library knows: the product the question names and the manual type its intent suits.
+the library knows: the product the question names.
 Each page carries the regions that support the query and a calibrated confidence.
 """
 
@@ -26,8 +26,6 @@ from app.library.models import DocumentInfo, StoredChunk, TextLine
 from app.library.store import Store
 from app.retrieval.fusion import RRF_K, reciprocal_rank
 from app.retrieval.query import (
-    QUESTION_WORDS,
-    WEAK,
     QueryAnalysis,
     alias_map,
     analyse,
@@ -37,8 +35,11 @@ from app.retrieval.query import (
     stems_of,
     tokenize,
 )
+from app.retrieval.ranker import Candidate, reciprocal
+from app.retrieval.ranker import score as ranker_score
 from app.retrieval.regions import Region, idf_weights, select_regions
 from app.retrieval.terms import OcrVocabulary, expansions, line_stems, term_filter, token_stems
+from app.retrieval.units import quantity_keys
 from app.retrieval.vectors import VectorIndex
 
 _T = TypeVar("_T")
@@ -71,6 +72,8 @@ class SearchResult:
     pages: tuple[PageHit, ...]
     confidence: float  # of the best page: how sure we are the library answers this
     timings: dict[str, float] = field(default_factory=dict)
+    candidates: tuple[Candidate, ...] = ()  # the re-ranked pages with their features
+    query_vector: np.ndarray | None = None  # the question's embedding, for answer scoring
 
 
 class TextSearch:
@@ -133,15 +136,21 @@ class TextSearch:
             if allowed is None or ch.document_id in allowed
         }
         cosine = self._cosines(qvec, list(chunks))
-        fused = reciprocal_rank([[c for c, _ in dense], lexical, idents], [1.0, 1.0, 0.5])
+        dense_ids = [c for c, _ in dense]
+        fused = reciprocal_rank([dense_ids, lexical, idents], [1.0, 1.0, 0.5])
         pages = self._rank_pages(query, docs, chunks, fused, cosine, page_lex, idf)
         evidence_idf = _without_product_terms(idf, query, docs)
-        pages = self._rerank(query, docs, pages[: self.rerank_depth], qvec, evidence_idf, aliases)
+        lists = CandidateLists(
+            page_lex, _page_ranks(lexical, chunks), _page_ranks(dense_ids, chunks)
+        )
+        pages, candidates = self._rerank(
+            query, docs, pages[: self.rerank_depth], qvec, evidence_idf, aliases, lists
+        )
         hits = self._page_hits(query, docs, pages[:k], chunks, fused, cosine, idf, aliases)
         timings["rank"] = time.perf_counter() - t4
         timings["total"] = time.perf_counter() - t0
         confidence = hits[0].confidence if hits else 0.0
-        return SearchResult(query, tuple(hits), confidence, timings)
+        return SearchResult(query, tuple(hits), confidence, timings, tuple(candidates), qvec)
 
     def product_names(self, documents: Sequence[DocumentInfo]) -> dict[int, frozenset[str]]:
         """Each document's product names (``query.product_names``), a word of a name
@@ -171,27 +180,18 @@ class TextSearch:
     # ---- candidate lists -------------------------------------------------------------
     def known(self, terms: Sequence[str]) -> frozenset[str]:
         """The terms some chunk of the library holds: a word in any form with the same
-        stem ('disarms' is known from 'disarm', 'automation' is not from 'automatic'), a
-        code by each of its parts."""
+        stem (the index holds Porter stems: 'disarms' is known from 'disarm'), a code by
+        each of its parts."""
         found = set()
         for term in terms:
             parts = _index_words(term)
-            if len(parts) == 1 and term.isalpha():
-                root = stem(term)
-                rows = self.store.db.execute(
-                    "SELECT term FROM temp.chunks_vocab WHERE term >= ? AND term < ? LIMIT 200",
-                    (root, root + "\uffff"),
-                )
-                held = any(stem(word) == root for (word,) in rows)
-            else:
-                held = bool(parts) and all(self._in_vocabulary(p) for p in parts)
-            if held:
+            if parts and all(self._in_vocabulary(p) for p in parts):
                 found.add(term)
         return frozenset(found)
 
     def _in_vocabulary(self, word: str) -> bool:
         row = self.store.db.execute(
-            "SELECT 1 FROM temp.chunks_vocab WHERE term = ?", (word.lower(),)
+            "SELECT 1 FROM temp.chunks_vocab WHERE term = ?", (stem(word.lower()),)
         ).fetchone()
         return row is not None
 
@@ -205,17 +205,11 @@ class TextSearch:
             counts = []
             for part in parts:
                 row = self.store.db.execute(
-                    "SELECT doc FROM temp.chunks_vocab WHERE term = ?", (part,)
+                    "SELECT doc FROM temp.chunks_vocab WHERE term = ?", (stem(part),)
                 ).fetchone()
                 counts.append(row[0] if row else 0)
             freq[term] = min(counts) if counts else 0
-        weights = idf_weights(terms, freq, total)
-        for term in terms:
-            if term in WEAK:
-                weights[term] *= 0.3
-            elif term in QUESTION_WORDS:
-                weights[term] *= 0.15
-        return weights
+        return idf_weights(terms, freq, total)
 
     def _ocr_vocabulary(self, docs: dict[int, DocumentInfo]) -> OcrVocabulary | None:
         """The words of the OCR'd pages (None when there are none), read once per set of
@@ -238,7 +232,7 @@ class TextSearch:
 
     def _pages_with(self, word: str) -> int:
         row = self.store.db.execute(
-            "SELECT doc FROM temp.pages_vocab WHERE term = ?", (word,)
+            "SELECT doc FROM temp.pages_vocab WHERE term = ?", (stem(word),)
         ).fetchone()
         return int(row[0]) if row else 0
 
@@ -349,36 +343,50 @@ class TextSearch:
         ranked: list[tuple[tuple[int, int], float]],
         qvec: np.ndarray,
         idf: dict[str, float],
-        aliases: dict[str, str] | None = None,
-    ) -> list[tuple[tuple[int, int], float]]:
-        """Re-score the best pages on all their evidence: where the question's terms meet
-        within a few lines, and the page's closest chunk in meaning."""
+        aliases: dict[str, str] | None,
+        lists: CandidateLists,
+    ) -> tuple[list[tuple[tuple[int, int], float]], list[Candidate]]:
+        """Re-score the best pages on all their evidence (``ranker``): where the question's
+        terms meet within a few lines, the page's closest chunk in meaning, its place in
+        each candidate list, the product named, the quantity asked for."""
         if not ranked:
-            return []
+            return [], []
         ocr = self._ocr_vocabulary(docs)
         scanned = ocr.keys if ocr is not None else frozenset()
         top = ranked[0][1] or 1.0
-        rescored = []
-        for (doc_id, page), score in ranked:
+        rescored, candidates = [], []
+        for (doc_id, page), first in ranked:
             page_chunks = self._page_chunks(doc_id, page)
             vectors = self.vectors.get([c.id for c in page_chunks])
             cos = max((float(v @ qvec) for v in vectors.values()), default=0.0)
             lines = _dedupe([ln for c in page_chunks for ln in c.lines]) or list(
                 self.store.page_lines(doc_id, page)
             )
+            texts = [ln.text for ln in lines]
             cov = page_coverage(
                 page_chunks,
-                [ln.text for ln in lines],
+                texts,
                 idf,
                 query.identifiers,
                 aliases,
                 scanned=(doc_id, page) in scanned,
             )
-            semantic = min(max((cos - 0.2) / 0.5, 0.0), 1.0)
-            final = 0.3 * score / top + 0.45 * cov + 0.25 * semantic
-            rescored.append(((doc_id, page), final * _document_prior(query, docs.get(doc_id))))
+            key = (doc_id, page)
+            features = (
+                first / top,
+                cov,
+                cos,
+                reciprocal(lists.page_bm25.get(key)),
+                reciprocal(lists.chunk_bm25.get(key)),
+                reciprocal(lists.dense.get(key)),
+                _product_match(query, doc_id),
+                _quantity_match(query, texts),
+                _identifier_share(query, texts),
+            )
+            candidates.append(Candidate(doc_id, page, features))
+            rescored.append((key, ranker_score(features)))
         rescored.sort(key=lambda kv: -kv[1])
-        return rescored
+        return rescored, candidates
 
     def _page_hits(
         self,
@@ -428,6 +436,50 @@ class TextSearch:
         return hits
 
 
+@dataclass(frozen=True, slots=True)
+class CandidateLists:
+    """Each page's rank (0 = first) in the page BM25, chunk BM25 and dense lists."""
+
+    page_bm25: dict[tuple[int, int], int]
+    chunk_bm25: dict[tuple[int, int], int]
+    dense: dict[tuple[int, int], int]
+
+
+def _page_ranks(
+    chunk_ids: Sequence[int], chunks: dict[int, StoredChunk]
+) -> dict[tuple[int, int], int]:
+    """Pages in the order their first chunk appears in a ranked chunk list."""
+    ranks: dict[tuple[int, int], int] = {}
+    for cid in chunk_ids:
+        chunk = chunks.get(cid)
+        if chunk is not None:
+            ranks.setdefault((chunk.document_id, chunk.page), len(ranks))
+    return ranks
+
+
+def _product_match(query: QueryAnalysis, doc_id: int) -> float:
+    if not query.products:
+        return 0.0
+    return 1.0 if doc_id in query.products else -1.0
+
+
+def _quantity_match(query: QueryAnalysis, lines: Sequence[str]) -> float:
+    """+1 when the page prints a value of a quantity the question asks for, -1 when the
+    question asks for one and the page prints none, 0 when it asks for none."""
+    if not query.quantities:
+        return 0.0
+    wanted = set(query.quantities)
+    return 1.0 if any(quantity_keys(text) & wanted for text in lines) else -1.0
+
+
+def _identifier_share(query: QueryAnalysis, lines: Sequence[str]) -> float:
+    if not query.identifiers:
+        return 0.0
+    text = " ".join(lines).lower().replace(" ", "")
+    found = sum(1 for i in query.identifiers if i.lower().replace(" ", "") in text)
+    return found / len(query.identifiers)
+
+
 def _without_product_terms(
     idf: dict[str, float], query: QueryAnalysis, docs: dict[int, DocumentInfo]
 ) -> dict[str, float]:
@@ -456,8 +508,6 @@ def _document_prior(query: QueryAnalysis, doc: DocumentInfo | None) -> float:
     prior = 1.0
     if query.products:
         prior *= 1.25 if doc.id in query.products else 0.6
-    if query.intent and doc.profile.manual_type == query.intent:
-        prior *= 1.1
     return prior
 
 

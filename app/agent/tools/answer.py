@@ -200,9 +200,7 @@ class AnswerTool(Tool):
             terms = run.result.query.terms
             idf = res.text_search._idf(terms)
             known = res.text_search.known(terms)
-            return answer_extractively(
-                run.result, res.library.store, res.embedder, idf, known=known
-            )
+            return answer_extractively(run.result, res.library.store, idf, known=known)
 
     def _checked(
         self, state: TreeData, run: SearchRun, quotes: ExtractiveAnswer

@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from app.library.models import DocumentInfo, ManualProfile, StoredChunk, TextLine
-from app.retrieval.query import analyse, fts_query, product_names
+from app.retrieval.query import analyse, fts_query, product_names, stem
 from app.retrieval.terms import OcrVocabulary, TermFilter, expansions, line_stems
 from app.retrieval.text import page_coverage, window_coverage
+from app.retrieval.units import quantity_keys
 
 SCANS = [
     "The computer port. Conputer Ready on pin 20. The computer link.",
@@ -50,15 +51,16 @@ def test_expansions_alias_misreadings_and_units_to_the_question_term() -> None:
     aliases, words = expansions(
         ["computer", "voltage"], vocab, _pages_with({"computer": 4, "conputer": 1})
     )
-    assert aliases["conputer"] == "computer"
-    assert aliases["v"] == "voltag"  # stems on both sides
+    assert aliases[stem("conputer")] == stem("computer")  # stems on both sides
+    # A printed voltage stands for the word "voltage" (the unit registry says so).
+    assert aliases[next(iter(quantity_keys("13.8 V")))] == stem("voltage")
     assert words == ["compiter", "conputer"]
     assert expansions(["computer"], None, None) == ({}, [])
 
 
 def test_a_word_split_by_a_scan_is_found_joined() -> None:
     assert "output" in line_stems("the COMPUTER out puts are set up")
-    assert {"the", "computer", "out", "puts"} <= line_stems("the COMPUTER out puts are set up")
+    assert {"the", "comput", "out", "put"} <= line_stems("the COMPUTER out puts are set up")
     # Only letters are joined: a pin and its number stay apart.
     assert "pin20" not in line_stems("pin 20")
 
@@ -67,9 +69,10 @@ def test_coverage_counts_misread_and_split_words() -> None:
     idf = {"computer": 2.0, "output": 2.0}
     lines = ["Conputer out puts:", "Baud rate 600"]
     assert window_coverage(lines, idf) == 0.5  # the split "out puts" only
-    assert window_coverage(lines, idf, aliases={"conputer": "computer"}) == 1.0
+    misread = {stem("conputer"): stem("computer")}
+    assert window_coverage(lines, idf, aliases=misread) == 1.0
     # A text layer's words are whole: split words are joined on scanned pages only.
-    assert window_coverage(lines, idf, aliases={"conputer": "computer"}, scanned=False) == 0.5
+    assert window_coverage(lines, idf, aliases=misread, scanned=False) == 0.5
 
 
 def test_fts_query_matches_terms_as_written_and_their_misreadings() -> None:
@@ -89,14 +92,22 @@ DOCS = [
 
 
 def test_generic_words_of_a_product_name_name_no_product() -> None:
-    names = product_names(DOCS)
+    """What is generic is read off the library: a word two manuals print names neither."""
+    printed_by = {"alarm": 2, "security": 2, "system": 3, "digital": 2}
+    names = product_names(DOCS, doc_count=lambda word: printed_by.get(word, 1))
     assert names[1] == {"hybrid security alarm system", "hybrid"}
     assert names[2] == {"bogp-3", "bogp"}
     assert names[3] == {"ademco 685 digital alarm", "ademco"}
-    assert analyse("How do I silence the alarm siren?", DOCS).products == ()
-    assert analyse("What is the system security code?", DOCS).products == ()
-    assert analyse("On the Hybrid, what does AUX supply?", DOCS).products == (1,)
-    assert analyse("Ademco 685 baud rate?", DOCS).products == (3,)
+    assert analyse("How do I silence the alarm siren?", DOCS, names).products == ()
+    assert analyse("What is the system security code?", DOCS, names).products == ()
+    assert analyse("On the Hybrid, what does AUX supply?", DOCS, names).products == (1,)
+    assert analyse("Ademco 685 baud rate?", DOCS, names).products == (3,)
+
+
+def test_without_the_library_only_whole_names_and_model_codes_name_a_product() -> None:
+    names = product_names(DOCS)
+    assert names[1] == {"hybrid security alarm system"}
+    assert names[2] == {"bogp-3"}
 
 
 def test_a_name_word_other_manuals_print_is_not_distinctive() -> None:

@@ -1,0 +1,149 @@
+"""Quantities in questions and on pages, recognised with a unit registry (pint).
+
+A question that asks for a voltage is answered by a line that prints "13.8 V"; one that
+asks for a torque by "1.2 N·m" or "12 kgf.cm"; neither line contains the question's word.
+Pint knows every unit's symbol, its prefixes and what it measures (its dimensionality), so
+no list of units is kept here: a printed value's unit is parsed by pint, and a question's
+word names a quantity when it is one of pint's dimension names ("torque", "frequency"),
+a unit ("ohm", "baud", "volts"), or a word made from a unit's name ("voltage").
+
+Both sides meet on a *quantity key* such as ``⟨[current]⟩``: a line holding "500 mA" holds
+that key, and so does a question about "current".
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from functools import lru_cache
+from typing import Any
+
+# Printed forms pint does not read, rewritten to what it does: the degree signs of
+# one-character temperature symbols, the ohm and micro signs, the "·" and "." of products
+# (N·m, kgf.cm), and the DC/AC suffixes of electrical units ("12 VDC", "230Vac").
+_REWRITES = (
+    ("℃", "degC"),
+    ("℉", "degF"),
+    ("°c", "degC"),
+    ("°f", "degF"),
+    ("°C", "degC"),
+    ("°F", "degF"),
+    ("Ω", "ohm"),
+    ("µ", "u"),
+    ("μ", "u"),
+    ("·", "*"),
+)
+_AC_DC = re.compile(r"^(\w+?)(?:dc|ac|DC|AC|rms|RMS|p-p|pp)$")
+_PRODUCT_DOT = re.compile(r"(?<=[A-Za-z])\.(?=[A-Za-z])")
+# A number, an optional range or tolerance, then what follows it up to a space or a
+# bracket: "13.8 V", "-40℃~+70℃", "500mA", "1.2 N·m", "9600 bps", "±5%".
+QUANTITY = re.compile(
+    r"(?<![\w.])[-+±]?\d+(?:[.,]\d+)?"
+    r"(?:\s?(?:~|-|–|to)\s?[-+]?\d+(?:[.,]\d+)?)?"
+    r"\s?([A-Za-zµμΩ°℃℉%][A-Za-zµμΩ°℃℉%/·.*²³0-9]{0,11})"
+)
+# Dimensions too common or too vague to say what a question asks for.
+_VAGUE = frozenset({"[]", "[length]", "[time]"})
+_lock = threading.Lock()
+_registry: Any = None
+
+
+def registry() -> Any:
+    """The shared pint registry (loading it takes a few tenths of a second)."""
+    global _registry
+    with _lock:
+        if _registry is None:
+            import pint
+
+            _registry = pint.UnitRegistry(autoconvert_offset_to_baseunit=True)
+        return _registry
+
+
+def key_of(dimensionality: Any) -> str:
+    """The quantity key of a pint dimensionality: its named dimension where pint has one."""
+    reg = registry()
+    text = str(dimensionality) if dimensionality else "[]"
+    for name in _named_dimensions():
+        if reg.get_dimensionality(name) == dimensionality:
+            return f"⟨{name}⟩"
+    return f"⟨{text}⟩"
+
+
+@lru_cache(maxsize=1)
+def _named_dimensions() -> tuple[str, ...]:
+    """Pint's dimension names, base ones first (so ``[length]`` is not called ``[wavenumber]``
+    inverse and "energy" and "torque", which share units, are one key)."""
+    reg = registry()
+    names = [n for n in reg._dimensions if not n.startswith(("[gaussian", "[esu"))]
+    return tuple(names)
+
+
+@lru_cache(maxsize=4096)
+def unit_key(symbol: str) -> str | None:
+    """The quantity key of a printed unit ("mA" -> ``⟨[current]⟩``), or None when pint
+    does not know it."""
+    text = symbol.strip().rstrip(".,;:)")
+    for old, new in _REWRITES:
+        text = text.replace(old, new)
+    text = _PRODUCT_DOT.sub("*", text)
+    match = _AC_DC.match(text)
+    if match and len(match.group(1)) <= 3:
+        text = match.group(1)
+    if not text or text.isdigit():
+        return None
+    try:
+        units = registry().parse_units(text)
+    except Exception:
+        return None
+    key = key_of(units.dimensionality)
+    return None if key == "⟨[]⟩" and text not in ("%", "percent") else key
+
+
+@lru_cache(maxsize=50_000)
+def quantity_keys(text: str) -> frozenset[str]:
+    """The quantity keys of the values a text prints ("13.8 V, 500 mA" -> voltage, current)."""
+    if not any(c.isdigit() for c in text):
+        return frozenset()
+    found = set()
+    for match in QUANTITY.finditer(text):
+        key = unit_key(match.group(1))
+        if key is not None:
+            found.add(key)
+    return frozenset(found)
+
+
+@lru_cache(maxsize=20_000)
+def asked_key(word: str) -> str | None:
+    """The quantity a question's word asks for, or None.
+
+    A word names a quantity when it is a dimension name of pint ("torque", "frequency",
+    "temperature"), a unit's name or plural ("ohm", "baud", "volts"), or begins with a unit
+    name of four letters or more ("voltage", "wattage"). Lengths, times and pure numbers
+    are left out: "long", "second" and "turn" are ordinary words too often.
+    """
+    low = word.lower()
+    if len(low) < 3 or not low.isalpha():
+        return None
+    reg = registry()
+    dimension = f"[{low}]"
+    if dimension in reg._dimensions and dimension not in _VAGUE:
+        return key_of(reg.get_dimensionality(dimension))
+    for candidate in (low[:-1] if low.endswith("s") else None, low):
+        if candidate and candidate in reg:
+            key = _unit_name_key(candidate)
+            if key is not None:
+                return key
+    for size in range(len(low) - 1, 3, -1):
+        key = _unit_name_key(low[:size])
+        if key is not None and low[:size] in reg._units:
+            return key
+    return None
+
+
+def _unit_name_key(name: str) -> str | None:
+    try:
+        units = registry().parse_units(name)
+    except Exception:
+        return None
+    key = key_of(units.dimensionality)
+    return None if key.strip("⟨⟩") in _VAGUE else key

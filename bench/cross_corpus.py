@@ -1,0 +1,254 @@
+"""Lantern beside the naive baseline on every development corpus, in one run.
+
+    .venv/bin/python bench/cross_corpus.py [--cache DIR] [--out FILE]
+
+Each corpus is imported into a library of its own (a temporary one, or ``--cache DIR/<name>``
+kept between runs: importing again skips manuals already there by hash, so only the first
+run pays for OCR). Then every question of its dataset is asked blind, with no LLM, by
+Lantern (the same path as ``python -m app ask``) and by the naive baseline
+(``bench/baseline.py``). Printed per corpus and per category: Hit@1/3/5, MRR, manual
+accuracy, key-fact recall, key facts under the highlighted regions, unanswerables
+abstained, false abstentions, answer latency p50/p95.
+
+Sets are ``NAME=CORPUS_DIR:DATASET``; by default the two development corpora and the
+held-out questions over the first. The ``_NOTEXT`` copy of a scan is left out, as the
+development set's README says.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from baseline import NaiveBaseline  # noqa: E402
+
+from app.bench.dataset import BenchItem, load_dataset  # noqa: E402
+from app.bench.judge import KeyFactJudge  # noqa: E402
+from app.bench.metrics import summarise  # noqa: E402
+from app.bench.regions import region_figures, summarise_regions  # noqa: E402
+from app.bench.runner import ask_blind, judge_record  # noqa: E402
+
+SHARED = ROOT.parent / "shared"
+DEFAULT_SETS = (
+    f"alarm={SHARED / 'corpus'}:{SHARED / 'bench' / 'dev.json'}",
+    f"trades={SHARED / 'corpus2'}:{SHARED / 'bench' / 'dev2.json'}",
+    f"alarm-heldout={SHARED / 'corpus'}:{ROOT / 'bench' / 'datasets' / 'corpus_heldout.json'}",
+)
+SKIP_NAMES = ("_NOTEXT",)
+
+
+@dataclass(frozen=True, slots=True)
+class BenchSet:
+    name: str
+    corpus: Path
+    dataset: Path
+
+    @classmethod
+    def parse(cls, spec: str) -> BenchSet:
+        name, _, rest = spec.partition("=")
+        corpus, _, dataset = rest.partition(":")
+        if not (name and corpus and dataset):
+            raise SystemExit(f"error: a set is NAME=CORPUS_DIR:DATASET, not {spec!r}")
+        return cls(name, Path(corpus), Path(dataset))
+
+
+def corpus_pdfs(corpus: Path) -> list[Path]:
+    return sorted(
+        p for p in corpus.glob("*.pdf") if p.is_file() and not any(s in p.name for s in SKIP_NAMES)
+    )
+
+
+def open_library(corpus: Path, cache: Path | None) -> tuple[Any, Any]:
+    """The corpus's library (imported now, or topped up from the cache) and settings."""
+    from app.config import load_settings
+    from app.library.importer import Importer
+    from app.library.library import Library
+
+    folder = (
+        cache / corpus.resolve().name
+        if cache
+        else Path(tempfile.mkdtemp(prefix=f"lantern-{corpus.name}-"))
+    )
+    settings = load_settings(library_dir=folder, llm="none", colqwen="", vlm="")
+    library = Library.open(folder)
+    started = time.perf_counter()
+    for event in Importer(library, settings).import_paths(corpus_pdfs(corpus)):
+        status = getattr(event, "status", None)
+        if status is not None:
+            print(f"  {Path(event.path).name}: {status} {event.reason}".rstrip(), file=sys.stderr)
+    print(f"  library ready in {time.perf_counter() - started:.0f} s: {folder}", file=sys.stderr)
+    return library, settings
+
+
+def run_lantern(library: Any, settings: Any, items: Sequence[BenchItem]) -> list[dict[str, Any]]:
+    from app.agent.service import build_answerer
+
+    answerer = build_answerer(library, settings)
+    judge = KeyFactJudge()
+    for warm in ("warm-up",):  # the first question pays for loading the embedder
+        list(answerer.ask(warm))
+    records = []
+    for item in items:
+        record = judge_record(item, ask_blind(item.query, answerer.ask), judge)
+        record["regions"] = region_figures(library.store, item, record)
+        records.append(record)
+    return records
+
+
+def run_baseline(library: Any, items: Sequence[BenchItem]) -> list[dict[str, Any]]:
+    from app.library.embedding import make_embedder
+
+    baseline = NaiveBaseline(library.store, make_embedder("minilm"))
+    judge = KeyFactJudge()
+    records = []
+    for item in items:
+        started = time.perf_counter()
+        pages = baseline.search(item.query)
+        record = {
+            "answer": "",
+            "abstained": False,
+            "citations": [],
+            "pages": [{"document": p.document, "page": p.page, "score": p.score} for p in pages],
+            "timings": {"total": round(time.perf_counter() - started, 4)},
+        }
+        records.append(judge_record(item, record, judge))
+    return records
+
+
+COLUMNS = (
+    ("questions", "n", "{}"),
+    ("hit@1", "Hit@1", "{:.3f}"),
+    ("hit@3", "Hit@3", "{:.3f}"),
+    ("hit@5", "Hit@5", "{:.3f}"),
+    ("mrr", "MRR", "{:.3f}"),
+    ("manual_accuracy", "manual", "{:.3f}"),
+    ("key_fact_recall", "facts", "{:.3f}"),
+    ("region_fact_recall", "in-region", "{:.3f}"),
+    ("abstained", "unans-abst", "{}"),
+    ("false_abstentions", "false-abst", "{}"),
+    ("latency_p50_s", "p50 ms", "ms"),
+    ("latency_p95_s", "p95 ms", "ms"),
+)
+
+
+def block(items: Sequence[BenchItem], records: Sequence[dict[str, Any]], answers: bool) -> dict:
+    """The summary's figures for some questions (answer figures only where there are
+    answers: the baseline only ranks pages)."""
+    summary = summarise(items, records)
+    rows = {"all": summary, **summary["per_category"]}
+    out = {}
+    for name, figures in rows.items():
+        chosen = [
+            (i, r)
+            for i, r in zip(items, records, strict=True)
+            if name == "all" or i.category == name
+        ]
+        unans = [r for i, r in chosen if i.unanswerable]
+        row = dict(figures)
+        row["abstained"] = f"{sum(r['abstained'] for r in unans)}/{len(unans)}" if unans else "-"
+        if answers:
+            row.update(summarise_regions([i for i, _ in chosen], [r for _, r in chosen]))
+        else:
+            for key in ("key_fact_recall", "abstained", "false_abstentions"):
+                row[key] = None
+            row["region_fact_recall"] = None
+        out[name] = row
+    return out
+
+
+def format_table(title: str, systems: dict[str, dict[str, dict]]) -> str:
+    heads = "".join(f"{h:>11}" for _, h, _ in COLUMNS)
+    lines = [title, f"{'category':<14}{'system':<10}{heads}"]
+    categories = list(next(iter(systems.values())))
+    for category in categories:
+        for system, rows in systems.items():
+            row = rows.get(category, {})
+            cells = []
+            for key, _, fmt in COLUMNS:
+                value = row.get(key)
+                if value is None:
+                    cells.append("-")
+                elif fmt == "ms":
+                    cells.append(f"{1000 * value:.0f}")
+                else:
+                    cells.append(fmt.format(value))
+            lines.append(f"{category:<14}{system:<10}" + "".join(f"{c:>11}" for c in cells))
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--set", action="append", dest="sets", help="NAME=CORPUS_DIR:DATASET")
+    parser.add_argument("--cache", type=Path, help="keep each corpus's library here")
+    parser.add_argument("--out", type=Path, help="write every record and summary as JSON")
+    parser.add_argument("--no-baseline", action="store_true")
+    args = parser.parse_args(argv)
+    sets = [BenchSet.parse(s) for s in (args.sets or DEFAULT_SETS)]
+    libraries: dict[Path, tuple[Any, Any]] = {}
+    report: dict[str, Any] = {}
+    tables = []
+    for bench_set in sets:
+        if not bench_set.corpus.is_dir() or not bench_set.dataset.is_file():
+            print(f"skipping {bench_set.name}: {bench_set.corpus} or dataset missing")
+            continue
+        print(f"== {bench_set.name}: {bench_set.corpus}", file=sys.stderr)
+        if bench_set.corpus not in libraries:
+            libraries[bench_set.corpus] = open_library(bench_set.corpus, args.cache)
+        library, settings = libraries[bench_set.corpus]
+        items = load_dataset(bench_set.dataset)
+        systems: dict[str, dict] = {}
+        records = {"lantern": run_lantern(library, settings, items)}
+        if not args.no_baseline:
+            records["baseline"] = run_baseline(library, items)
+        for system, recs in records.items():
+            systems[system] = block(items, recs, answers=system == "lantern")
+        report[bench_set.name] = {"summary": systems, "records": records}
+        title = f"{bench_set.name}: {len(items)} questions, {bench_set.dataset.name}"
+        tables.append(format_table(title, systems))
+        print(tables[-1] + "\n", flush=True)
+    print_overall(report)
+    for library, _ in libraries.values():
+        library.close()
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(report, indent=1, ensure_ascii=False), encoding="utf-8")
+        print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+def print_overall(report: dict[str, Any]) -> None:
+    """Hit@1 and Hit@3 over every answerable question of every set, per system."""
+    totals: dict[str, list[int | None]] = {}
+    for name, entry in report.items():
+        for system, recs in entry["records"].items():
+            ranks = totals.setdefault(system, [])
+            ranks += [r["score"]["rank"] for r in recs if r["category"] != "unanswerable"]
+            del name
+    for system, ranks in totals.items():
+        n = len(ranks) or 1
+        hit = [sum(1 for r in ranks if r is not None and r <= k) / n for k in (1, 3)]
+        mrr = statistics.fmean([1 / r if r else 0.0 for r in ranks]) if ranks else 0.0
+        print(
+            f"overall {system}: {len(ranks)} answerable, Hit@1 {hit[0]:.3f},"
+            f" Hit@3 {hit[1]:.3f}, MRR {mrr:.3f}"
+        )
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,176 @@
+"""Fit the page ranker's weights, and prove them across corpora (leave one corpus out).
+
+    .venv/bin/python bench/fit_ranker.py --cache DIR [--write]
+
+For every answerable question of every development set, the text search runs once and
+its re-ranked candidate pages are kept with their features (``app/retrieval/ranker.py``)
+and whether each is a right page. A listwise model (softmax over each question's
+candidates, L2-regularised) is fitted:
+
+- on one corpus and reported on the other (both ways): the figure that says whether a
+  weight transfers to manuals it never saw;
+- on all the development sets together: the weights that ship (``--write`` puts them in
+  ``app/retrieval/ranker_weights.py``), reported in-sample beside the rest.
+
+The current weights and the first stage alone are printed in the same table, and so is
+how often the right page is among the candidates at all (the ceiling of any re-ranking).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from cross_corpus import DEFAULT_SETS, BenchSet, open_library  # noqa: E402
+
+from app.bench.dataset import load_dataset  # noqa: E402
+from app.retrieval.ranker import FEATURES  # noqa: E402
+from app.retrieval.ranker_weights import WEIGHTS  # noqa: E402
+
+WEIGHTS_FILE = ROOT / "app" / "retrieval" / "ranker_weights.py"
+
+
+@dataclass
+class Question:
+    corpus: str  # the corpus folder: sets over one corpus are one group
+    features: np.ndarray  # candidates x features
+    gold: np.ndarray  # bool per candidate
+
+
+def collect(sets: Sequence[BenchSet], cache: Path | None) -> list[Question]:
+    from app.library.embedding import make_embedder
+    from app.retrieval.text import TextSearch
+
+    embedder = make_embedder("minilm")
+    out: list[Question] = []
+    libraries: dict[Path, object] = {}
+    for bench_set in sets:
+        if bench_set.corpus not in libraries:
+            libraries[bench_set.corpus] = open_library(bench_set.corpus, cache)[0]
+        library = libraries[bench_set.corpus]
+        search = TextSearch(library.store, embedder)  # type: ignore[attr-defined]
+        names = {d.id: d.file_name for d in library.store.list_documents()}  # type: ignore[attr-defined]
+        for item in load_dataset(bench_set.dataset):
+            if item.unanswerable:
+                continue
+            result = search.search(item.query)
+            gold = item.gold_pages()
+            rows = [c.features for c in result.candidates]
+            labels = [(names[c.document_id], c.page) in gold for c in result.candidates]
+            out.append(
+                Question(
+                    bench_set.corpus.name,
+                    np.asarray(rows, dtype=float).reshape(-1, len(FEATURES)),
+                    np.asarray(labels, dtype=bool),
+                )
+            )
+        search.close()
+    return out
+
+
+def fit(questions: Sequence[Question], l2: float = 0.05, steps: int = 3000) -> np.ndarray:
+    """Listwise softmax regression: maximise each question's probability of its right
+    pages among its candidates (questions whose candidates hold none teach nothing)."""
+    usable = [q for q in questions if q.gold.any() and len(q.gold) > 1]
+    w = np.zeros(len(FEATURES))
+    rate = 0.5
+    for _ in range(steps):
+        grad = 2 * l2 * w
+        for q in usable:
+            s = q.features @ w
+            p = np.exp(s - s.max())
+            p /= p.sum()
+            pg = np.where(q.gold, p, 0.0)
+            pg /= pg.sum()
+            grad += q.features.T @ (p - pg) / len(usable)
+        w -= rate * grad
+    return w
+
+
+def rank_figures(questions: Sequence[Question], w: np.ndarray | None) -> dict[str, float]:
+    """Hit@1, Hit@3, MRR when candidates are ordered by ``w`` (None: first-stage order)."""
+    ranks = []
+    for q in questions:
+        order = (
+            np.arange(len(q.gold)) if w is None else np.argsort(-(q.features @ w), kind="stable")
+        )
+        hits = np.nonzero(q.gold[order])[0]
+        ranks.append(int(hits[0]) + 1 if len(hits) else None)
+    n = len(ranks) or 1
+    return {
+        "n": len(ranks),
+        "hit@1": sum(1 for r in ranks if r == 1) / n,
+        "hit@3": sum(1 for r in ranks if r is not None and r <= 3) / n,
+        "mrr": sum(1 / r for r in ranks if r) / n,
+        "ceiling": sum(1 for r in ranks if r is not None) / n,
+    }
+
+
+def as_vector(weights: dict[str, float]) -> np.ndarray:
+    return np.asarray([weights.get(n, 0.0) for n in FEATURES])
+
+
+def write_weights(w: np.ndarray) -> None:
+    lines = [
+        '"""Weights of the page ranker (``ranker.py``). Written by ``bench/fit_ranker.py``;'
+        ' do not edit."""',
+        "",
+        "BIAS = 0.0",
+        "WEIGHTS: dict[str, float] = {",
+        *(f'    "{n}": {v:.4f},' for n, v in zip(FEATURES, w, strict=True)),
+        "}",
+        "",
+    ]
+    WEIGHTS_FILE.write_text("\n".join(lines), encoding="utf-8")
+    print(f"wrote {WEIGHTS_FILE}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--set", action="append", dest="sets", help="NAME=CORPUS_DIR:DATASET")
+    parser.add_argument("--cache", type=Path, help="the libraries cross_corpus.py keeps")
+    parser.add_argument("--l2", type=float, default=0.05)
+    parser.add_argument("--write", action="store_true", help="save the all-sets fit")
+    args = parser.parse_args(argv)
+    sets = [BenchSet.parse(s) for s in (args.sets or DEFAULT_SETS)]
+    questions = collect([s for s in sets if s.corpus.is_dir() and s.dataset.is_file()], args.cache)
+    corpora = sorted({q.corpus for q in questions})
+    everything = fit(questions, args.l2)
+    rows = []
+    for corpus in corpora:
+        test = [q for q in questions if q.corpus == corpus]
+        train = [q for q in questions if q.corpus != corpus]
+        models = {
+            "first stage": None,
+            "current weights": as_vector(WEIGHTS),
+            "fit on the other corpus": fit(train, args.l2) if train else None,
+            "fit on this corpus": fit(test, args.l2),
+            "fit on all (ships)": everything,
+        }
+        for name, w in models.items():
+            rows.append((corpus, name, rank_figures(test, w)))
+    print(f"{'corpus':<10}{'ranker':<26}{'n':>4}{'Hit@1':>8}{'Hit@3':>8}{'MRR':>8}{'ceiling':>9}")
+    for corpus, name, f in rows:
+        print(
+            f"{corpus:<10}{name:<26}{f['n']:>4}{f['hit@1']:>8.3f}{f['hit@3']:>8.3f}"
+            f"{f['mrr']:>8.3f}{f['ceiling']:>9.3f}"
+        )
+    print("weights fitted on all sets:")
+    for n, v in zip(FEATURES, everything, strict=True):
+        print(f"  {n:<12}{v:+.3f}")
+    if args.write:
+        write_weights(everything)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
