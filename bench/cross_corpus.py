@@ -222,24 +222,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         title = f"{bench_set.name}: {len(items)} questions, {bench_set.dataset.name}"
         tables.append(format_table(title, systems))
         print(tables[-1] + "\n", flush=True)
+        if args.out:  # after every set, so a long run's records survive a later failure
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            args.out.write_text(json.dumps(report, indent=1, ensure_ascii=False), "utf-8")
     print_overall(report)
     for library, _ in libraries.values():
         library.close()
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(report, indent=1, ensure_ascii=False), encoding="utf-8")
-        print(f"wrote {args.out}", file=sys.stderr)
     return 0
 
 
 def print_overall(report: dict[str, Any]) -> None:
     """Hit@1 and Hit@3 over every answerable question of every set, per system."""
     totals: dict[str, list[int | None]] = {}
-    for name, entry in report.items():
+    for entry in report.values():
         for system, recs in entry["records"].items():
             ranks = totals.setdefault(system, [])
             ranks += [r["score"]["rank"] for r in recs if r["category"] != "unanswerable"]
-            del name
     for system, ranks in totals.items():
         n = len(ranks) or 1
         hit = [sum(1 for r in ranks if r is not None and r <= k) / n for k in (1, 3)]

@@ -1,8 +1,8 @@
 """The Atlas: who the agent is, how it answers, and what the library holds.
 
 Every decision sees it. One line per manual, built from the manual's profile, carries a
-routing hint ("installing, mounting, wiring: installation manual") and the manual's own
-topics, so a model can tell which manual a question belongs to. The rule-based policy
+kind of manual and the manual's own topics (its headings), so a model can tell which
+manual a question belongs to. The rule-based policy
 routes only by the products a question names, with the same names as the search.
 """
 
@@ -27,16 +27,6 @@ GOAL = (
     "the manuals do not answer it, say so and name what was searched."
 )
 
-# What each kind of manual is the place to look for.
-ROUTING: dict[ManualType, str] = {
-    "installation": "installing, mounting, wiring and connections",
-    "user": "everyday operation: controls, display, indicators and menus",
-    "programming": "settings, parameters and configuration",
-    "datasheet": "specifications, ratings and dimensions",
-    "service": "maintenance, faults and troubleshooting",
-    "other": "general information",
-}
-
 
 @dataclass(frozen=True, slots=True)
 class ManualEntry:
@@ -53,7 +43,7 @@ class ManualEntry:
 
     @property
     def routing_hint(self) -> str:
-        return f"{ROUTING[self.manual_type]}: {self.manual_type} manual"
+        return f"{self.manual_type} manual"
 
     def line(self) -> str:
         topics = ", ".join(self.topics[:6])

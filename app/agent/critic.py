@@ -16,13 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.retrieval.query import content_terms, stem, tokenize
+from app.retrieval.units import unit_key
 
 CITATION = re.compile(r"\s*\[(\d+)\]")
 _QUANTITY = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?:\s?([A-Za-zΩ°%µ]+))?")
-_UNITS = frozenset(
-    "v vdc vac ma a ah mah w kw hz khz mhz ghz ms s sec min h hr hrs awg db °c °f ω kω "
-    "ohm ohms k % mm cm m kg g".split()
-)
 _MARKERS = re.compile(r"((?:\s*\[\d+\])+)")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 # Lines that frame an answer rather than claim anything.
@@ -106,8 +103,9 @@ def missing_values(claim: str, evidence: str) -> tuple[str, ...]:
     text = evidence.lower()
     missing = []
     for match in _QUANTITY.finditer(claim):
-        number, unit = match.group(1), (match.group(2) or "").lower()
-        after = rf"\s?{re.escape(unit)}" if unit in _UNITS else ""
+        number, unit = match.group(1), match.group(2) or ""
+        # A unit the registry knows must follow the number in the evidence too.
+        after = rf"\s?{re.escape(unit.lower())}" if unit and unit_key(unit) else ""
         if not re.search(rf"(?<![\d.]){re.escape(number)}(?!\d|\.\d){after}", text):
             missing.append(match.group(0).strip())
     return tuple(missing)

@@ -15,11 +15,12 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from app.agent.abstention import AnswerSignals, answerable, verdict
 from app.library.models import Box, TextLine, union_box
 from app.library.store import Store
-from app.retrieval.query import stem, tokenize
-from app.retrieval.text import PageHit, SearchResult
-from app.retrieval.units import quantity_keys
+from app.retrieval.query import stem, stems_of, tokenize
+from app.retrieval.text import PageHit, SearchResult, header_band
+from app.retrieval.units import asked_key, quantity_keys
 from app.retrieval.vectors import VectorIndex
 
 _ENDS_SENTENCE = re.compile(r"[.!?:;)\]]\s*$")
@@ -30,10 +31,8 @@ _WANTS_VALUE = re.compile(r"\bhow (many|long|much|often|far|big|large|high|low)\
 _VALUE = re.compile(r"\d")
 _BULLET = re.compile(r"^\s*[•●○◦▪■□◆◇►▶➢➤✓✔⚫⚪\-–*·]\s+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(“\"])")
-# The share of the question's term weight the best pages must hold, or the answer is that
-# the manuals do not say. Chosen on the development set's spread: answerable questions'
-# best pages hold 0.42-1.0 of it, unanswerable ones 0.12-0.37.
-SUPPORT_THRESHOLD = 0.4
+SALIENT_TERMS = 2
+HEDGE_LEAD = "The manuals may not state this exactly; the closest passages:"
 # A question needs this many terms the library prints before the others are ignored.
 MIN_KNOWN_TERMS = 3
 
@@ -70,6 +69,8 @@ class ExtractiveAnswer:
     abstained: bool
     support: float  # share of the question's weight the quoted evidence holds
     evidence: tuple[Evidence, ...] = ()
+    signals: AnswerSignals | None = None  # what the abstention decision weighed
+    probability: float = 1.0  # that the evidence answers the question
 
 
 def answer_extractively(
@@ -88,17 +89,53 @@ def answer_extractively(
         return _abstain(result, 0.0)
     weights = answer_weights(result, idf, known)
     scored = _score(units, result, store, weights)
-    chosen = _select(scored, weights, max_quotes)
+    chosen = _select(scored, weights, max_quotes, result.query.quantities)
     evidence_text = " ".join(store.page_text(p.document_id, p.page) or "" for p in pages)
     support = _coverage(evidence_text, weights)
-    if support < SUPPORT_THRESHOLD:
-        return _abstain(result, support)
-    return _compose(chosen, support)
+    signals = answer_signals(result, chosen, support, weights)
+    probability = answerable(signals)
+    decided = verdict(probability)
+    if decided == "abstain":
+        return _abstain(result, support, signals, probability)
+    return _compose(chosen, support, signals, probability, hedged=decided == "hedge")
 
 
-def _select(scored: list[Evidence], weights: dict[str, float], limit: int) -> list[Evidence]:
+def answer_signals(
+    result: SearchResult, chosen: list[Evidence], support: float, weights: dict[str, float]
+) -> AnswerSignals:
+    """What the abstention model weighs (``abstention``)."""
+    wanted = set(result.query.quantities)
+    quantity = 0.0
+    if wanted:
+        held = any(quantity_keys(f"{u.context} {u.text}") & wanted for u in chosen)
+        quantity = 1.0 if held else -1.0
+    best = max((u.coverage for u in chosen), default=0.0)
+    rank_score = result.pages[0].score if result.pages else 0.0
+    rarest = sorted(weights, key=lambda t: -weights[t])[:SALIENT_TERMS]
+    quoted = _stems(" ".join(f"{u.context} {u.text}" for u in chosen))
+    salient = sum(_found(t, quoted) for t in rarest) / len(rarest) if rarest else 0.0
+    return AnswerSignals(round(support, 4), round(best, 4), quantity, rank_score, salient)
+
+
+def _select(
+    scored: list[Evidence], weights: dict[str, float], limit: int, wanted: Collection[str] = ()
+) -> list[Evidence]:
     """Greedy: the best unit, then those that add question terms not yet covered, so a
-    question about three codes gets the three lines that hold them."""
+    question about three codes gets the three lines that hold them. A question that asks
+    for a quantity (``wanted`` keys) gets the best unit that prints one, if close enough."""
+    chosen = _greedy(scored, weights, limit)
+    held = [u for u in chosen if quantity_keys(u.text) & set(wanted)]
+    if wanted and not held:
+        best = scored[0].score
+        extra = next(
+            (u for u in scored[1 : limit * 6] if quantity_keys(u.text) & set(wanted)), None
+        )
+        if extra is not None and extra.score >= 0.5 * best:
+            chosen = [*chosen[: limit - 1], extra]
+    return chosen
+
+
+def _greedy(scored: list[Evidence], weights: dict[str, float], limit: int) -> list[Evidence]:
     best = scored[0]
     chosen = [best]
     covered = _stems(f"{best.context} {best.text}")
@@ -107,7 +144,7 @@ def _select(scored: list[Evidence], weights: dict[str, float], limit: int) -> li
         if len(chosen) >= limit or unit.score < 0.5 * best.score:
             break
         stems = _stems(f"{unit.context} {unit.text}")
-        gain = sum(w for t, w in weights.items() if stem(t) in stems - covered) / total
+        gain = sum(w for t, w in weights.items() if _found(t, stems - covered)) / total
         if gain > 0.05 or unit.score >= 0.85 * best.score:
             chosen.append(unit)
             covered |= stems
@@ -115,7 +152,14 @@ def _select(scored: list[Evidence], weights: dict[str, float], limit: int) -> li
 
 
 def _stems(text: str) -> set[str]:
-    return {stem(t) for t in tokenize(text)}
+    """A text's stems and the quantity keys of its values (``query.stems_of``)."""
+    return set(stems_of(text))
+
+
+def _found(term: str, stems: Collection[str]) -> bool:
+    """A term is found by its stem, or, when it names a quantity, by a value of it."""
+    key = asked_key(term)
+    return stem(term) in stems or (key is not None and key in stems)
 
 
 def answer_weights(
@@ -150,12 +194,23 @@ def _is_product_code(term: str, products: set[str]) -> bool:
 
 def _units(store: Store, hit: PageHit, rank: int) -> list[Evidence]:
     units: list[Evidence] = []
+    headers: dict[str, str] = {}
     for chunk in store.page_chunks(hit.document_id, hit.page):
-        if chunk.kind == "table":
-            header = chunk.lines[0].text if chunk.lines else ""
-            for line in chunk.lines[1:]:
+        if chunk.kind == "table" and chunk.lines:
+            # A row means something only under its column headings (every line of the
+            # header band); a table cut into chunks keeps its first chunk's headings.
+            band, body = header_band(chunk.lines)
+            header = headers.setdefault(chunk.heading, " ".join(band))
+            for line in body:
                 units.append(
-                    Evidence(f"{header} → {line.text}", hit, rank, line.box, chunk_id=chunk.id)
+                    Evidence(
+                        f"{header} → {line.text}",
+                        hit,
+                        rank,
+                        line.box,
+                        context=chunk.heading.split(" > ")[-1],
+                        chunk_id=chunk.id,
+                    )
                 )
             continue
         context = chunk.heading.split(" > ")[-1]
@@ -227,8 +282,8 @@ def _dedupe(units: list[Evidence]) -> list[Evidence]:
 
 def _coverage(text: str, idf: dict[str, float]) -> float:
     total = sum(idf.values()) or 1.0
-    stems = {stem(t) for t in tokenize(text)}
-    return sum(w for t, w in idf.items() if stem(t) in stems) / total
+    stems = _stems(text)
+    return sum(w for t, w in idf.items() if _found(t, stems)) / total
 
 
 def _score(
@@ -244,11 +299,12 @@ def _score(
     for unit in units:
         text = f"{unit.context} {unit.text}"
         coverage = _coverage(text, weights)
-        ident = sum(1 for i in result.query.identifiers if i.lower() in unit.text.lower())
+        flat = unit.text.lower().replace(" ", "")
+        ident = sum(1 for i in result.query.identifiers if i.lower().replace(" ", "") in flat)
         cos = float(np.clip(chunk_cos.get(unit.chunk_id, 0.0), 0, 1))
         score = coverage + 0.6 * cos + 0.15 * ident - 0.05 * unit.rank
         if wanted and quantity_keys(unit.text) & wanted:
-            score += 0.2
+            score += 0.3
         elif wants_value and _VALUE.search(unit.text):
             score += 0.1
         scored.append(replace(unit, coverage=coverage, score=score))
@@ -264,8 +320,15 @@ def _chunk_cosines(store: Store, result: SearchResult, ids: set[int]) -> dict[in
     return {cid: float(vec @ result.query_vector) for cid, vec in vectors.items()}
 
 
-def _compose(chosen: list[Evidence], support: float) -> ExtractiveAnswer:
-    """Quotes in page order with numbered citations, one citation per page."""
+def _compose(
+    chosen: list[Evidence],
+    support: float,
+    signals: AnswerSignals | None = None,
+    probability: float = 1.0,
+    hedged: bool = False,
+) -> ExtractiveAnswer:
+    """Quotes in page order with numbered citations, one citation per page; ``hedged``
+    says first that the manuals may not state the answer exactly."""
     chosen = sorted(chosen, key=lambda u: (u.rank, u.box[1]))
     pages: dict[tuple[int, int], int] = {}
     regions: dict[tuple[int, int], list[Box]] = {}
@@ -282,15 +345,23 @@ def _compose(chosen: list[Evidence], support: float) -> ExtractiveAnswer:
         for key in sorted(pages, key=lambda k: pages[k])
     )
     sources = "\n".join(f"[{i}] {c.label()}" for i, c in enumerate(citations, start=1))
-    text = "From the manuals:\n" + "\n".join(lines) + "\n\nSources:\n" + sources
-    return ExtractiveAnswer(text, citations, False, round(support, 3), tuple(chosen))
+    lead = HEDGE_LEAD if hedged else "From the manuals:"
+    text = lead + "\n" + "\n".join(lines) + "\n\nSources:\n" + sources
+    return ExtractiveAnswer(
+        text, citations, False, round(support, 3), tuple(chosen), signals, probability
+    )
 
 
-def _abstain(result: SearchResult, support: float) -> ExtractiveAnswer:
+def _abstain(
+    result: SearchResult,
+    support: float,
+    signals: AnswerSignals | None = None,
+    probability: float = 0.0,
+) -> ExtractiveAnswer:
     searched = ", ".join(sorted({p.title for p in result.pages[:5]})) or "the library"
     terms = ", ".join(result.query.terms[:8])
     text = "The manuals don't say. I searched " + searched + f" for: {terms}."
     if result.pages:
         top = result.pages[0]
         text += f" The closest passage was {top.title} p.{top.page}, which does not answer it."
-    return ExtractiveAnswer(text, (), True, round(support, 3))
+    return ExtractiveAnswer(text, (), True, round(support, 3), (), signals, probability)

@@ -18,7 +18,7 @@ from functools import lru_cache
 import Stemmer
 
 from app.library.models import DocumentInfo
-from app.retrieval.units import asked_key, quantity_keys
+from app.retrieval.units import QUANTITY, asked_key, quantity_keys, unit_key
 
 
 def _words(text: str) -> list[str]:
@@ -53,11 +53,9 @@ _STEM_LOCK = threading.Lock()
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:[.\-/+][A-Za-z0-9]+)*\+?|°[CF]|[✱★▲▼◄►#Ω]")
 _IDENT = re.compile(
     r"""(?x)
-    \b(?:[A-Z]{1,6}[-]?\d+[A-Z0-9-]*)\b      # J24, CID1301, HSGW-MAX8, BOGP-3
-    | \b\d+(?:\.\d+)?\s?(?:V|VDC|VAC|mA|A|Ah|mAh|W|Hz|kHz|MHz|GHz|ms|s|sec|min|h|hrs?
-                         |AWG|dB|°C|°F|Ω|ohms?|k|%)\b
-    | \b\d{3,}\b                             # 1301, 7982, 600
-    | \b[A-Z]{2,}[A-Z0-9]*\b                  # CID, PGM, AUX, RS485
+    \b(?:[A-Z]{1,6}[-]?\d+[A-Z0-9-]*)\b      # model and part codes: J24, XK-200, AB-3
+    | \b\d{3,}\b                             # numbers: 1301, 9600
+    | \b[A-Z]{2,}[A-Z0-9]*\b                  # acronyms and codes: CAN, RS485
     """
 )
 
@@ -159,8 +157,10 @@ def analyse(
     product_words = {
         w for d in documents for w in re.split(r"[\s/-]+", d.profile.product.lower()) if w
     } | {d.profile.product.lower() for d in documents}
-    for match in _IDENT.finditer(text):
-        value = match.group(0).strip()
+    # Values with a unit pint knows ("13.8 V", "500 mA") are matched as printed too.
+    quantities = [m.group(0) for m in QUANTITY.finditer(text) if unit_key(m.group(1))]
+    for value in [*quantities, *(m.group(0) for m in _IDENT.finditer(text))]:
+        value = value.strip()
         low = value.lower()
         if low in STOPWORDS or value in idents or len(value) < 2 or low in product_words:
             continue
@@ -172,9 +172,20 @@ def analyse(
         text=text,
         terms=tuple(terms),
         identifiers=tuple(idents),
-        quantities=tuple(dict.fromkeys(k for t in terms if (k := asked_key(t)) is not None)),
+        quantities=_asked_quantities(text, terms),
         products=tuple(_named_products(text, names)),
     )
+
+
+def _asked_quantities(text: str, terms: Sequence[str]) -> tuple[str, ...]:
+    """Quantities the question's words name ("voltage"), and its unit symbols written with
+    both cases ("mAh", "kHz"), which are units rather than words or acronyms."""
+    keys = [k for t in terms if (k := asked_key(t)) is not None]
+    for token in re.findall(r"[A-Za-z]{2,5}", text):
+        mixed = any(c.isupper() for c in token[1:]) and not token.isupper()
+        if mixed and (k := unit_key(token)) is not None:
+            keys.append(k)
+    return tuple(dict.fromkeys(keys))
 
 
 def _named_products(text: str, names: Mapping[int, frozenset[str]]) -> list[int]:

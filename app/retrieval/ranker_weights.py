@@ -2,13 +2,13 @@
 
 BIAS = 0.0
 WEIGHTS: dict[str, float] = {
-    "fused": 0.3,
-    "coverage": 0.45,
-    "semantic": 0.5,
-    "page_bm25": 0.0,
-    "chunk_bm25": 0.0,
-    "dense": 0.0,
-    "product": 0.2,
-    "quantity": 0.0,
-    "identifiers": 0.0,
+    "fused": 0.2500,
+    "coverage": 1.0000,
+    "semantic": 0.0000,
+    "page_bm25": 0.2500,
+    "chunk_bm25": 0.0000,
+    "dense": 0.2500,
+    "product": 0.2500,
+    "quantity": 0.0000,
+    "identifiers": 0.2500,
 }

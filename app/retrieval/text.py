@@ -15,7 +15,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 import apsw
@@ -43,6 +43,8 @@ from app.retrieval.units import quantity_keys
 from app.retrieval.vectors import VectorIndex
 
 _T = TypeVar("_T")
+# The rarest question words whose printed quantities the library is asked about.
+MAX_SALIENT = 6
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +94,7 @@ class TextSearch:
         self._ocr: tuple[tuple[int, ...], OcrVocabulary] | None = None
         self._side: apsw.Connection | None = None
         self._pool: ThreadPoolExecutor | None = None
+        self._beside: dict[tuple[int, str], tuple[str, ...]] = {}
         for table, source in (("chunks_vocab", "chunks_fts"), ("pages_vocab", "pages_fts")):
             store.db.execute(
                 f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{table}"
@@ -109,6 +112,7 @@ class TextSearch:
         query = analyse(text, list(docs.values()), self.product_names(list(docs.values())))
         allowed = set(documents) if documents else None
         idf = self._idf(query.terms)
+        query = replace(query, quantities=self.asked_quantities(query, idf))
         aliases, misread = expansions(query.terms, self._ocr_vocabulary(docs), self._pages_with)
         timings["analyse"] = time.perf_counter() - t0
         # Whole-page BM25 runs beside the embedding, KNN and chunk BM25.
@@ -176,6 +180,45 @@ class TextSearch:
         if key not in self._pages_seen:
             self._pages_seen[key] = self.store.page_chunks(doc_id, page)
         return self._pages_seen[key]
+
+    def asked_quantities(self, query: QueryAnalysis, idf: dict[str, float]) -> tuple[str, ...]:
+        """The quantities a question asks for: those its words name (the unit registry:
+        "torque", "volts"), and those the library prints beside its rarest words. In a
+        library whose lines read "Fuse 20A" and "Fuse Rated Current(A)", a question about
+        a fuse asks for a current; nothing here knows what a fuse is."""
+        found = dict.fromkeys(query.quantities)
+        salient = sorted(idf, key=lambda t: -idf[t])[:MAX_SALIENT]
+        for term in salient:
+            if term.isalpha() and len(term) > 2:
+                found.update(dict.fromkeys(self._quantities_beside(term)))
+        return tuple(found)
+
+    def _quantities_beside(self, term: str) -> tuple[str, ...]:
+        """Quantity keys printed on (or right after) the library's lines holding ``term``,
+        when a good share of those lines print one; cached until the documents change."""
+        key = (self.store.chunk_count(), term)
+        if key in self._beside:
+            return self._beside[key]
+        root = stem(term)
+        rows = self.store.db.execute(
+            "SELECT c.text FROM chunks_fts f JOIN chunks c ON c.id = f.rowid"
+            " WHERE chunks_fts MATCH ? LIMIT 60",
+            (fts_query([term]),),
+        )
+        counts: dict[str, int] = defaultdict(int)
+        lines_with = 0
+        for (text,) in rows:
+            lines = text.splitlines()
+            for i, line in enumerate(lines):
+                if root not in token_stems(line):
+                    continue
+                lines_with += 1
+                for quantity in quantity_keys(line) | quantity_keys(" ".join(lines[i + 1 : i + 3])):
+                    counts[quantity] += 1
+        share = max(lines_with, 1)
+        found = tuple(k for k, n in counts.items() if n >= 3 and n / share >= 0.3 and k != "⟨[]⟩")
+        self._beside[key] = found
+        return found
 
     # ---- candidate lists -------------------------------------------------------------
     def known(self, terms: Sequence[str]) -> frozenset[str]:
@@ -591,7 +634,7 @@ def page_coverage(
     for chunk in chunks:
         if chunk.kind != "table" or not chunk.lines:
             continue
-        header, body = _header_band(chunk.lines)
+        header, body = header_band(chunk.lines)
         # A table cut into several chunks repeats at most its first header line: the
         # column headings are those of the table's first chunk on the page.
         header = headers.setdefault(chunk.heading, header)
@@ -605,7 +648,7 @@ def page_coverage(
     return best
 
 
-def _header_band(lines: Sequence[TextLine]) -> tuple[list[str], list[TextLine]]:
+def header_band(lines: Sequence[TextLine]) -> tuple[list[str], list[TextLine]]:
     """A table's header row (every line that starts within the first line's height, as a
     multi-line header's cells do) and the lines after it."""
     first = lines[0]

@@ -42,6 +42,8 @@ QUANTITY = re.compile(
     r"(?:\s?(?:~|-|–|to)\s?[-+]?\d+(?:[.,]\d+)?)?"
     r"\s?([A-Za-zµμΩ°℃℉%][A-Za-zµμΩ°℃℉%/·.*²³0-9]{0,11})"
 )
+# A column's unit in brackets after its name: "Current(A)", "Weight [kg]", "Size (mm²)".
+_BRACKETED = re.compile(r"[(\[]\s?([A-Za-zµμΩ°℃℉%][A-Za-zµμΩ°℃℉%/·.*²³0-9]{0,9})\s?[)\]]")
 # Dimensions too common or too vague to say what a question asks for.
 _VAGUE = frozenset({"[]", "[length]", "[time]"})
 _lock = threading.Lock()
@@ -102,9 +104,18 @@ def unit_key(symbol: str) -> str | None:
 @lru_cache(maxsize=50_000)
 def quantity_keys(text: str) -> frozenset[str]:
     """The quantity keys of the values a text prints ("13.8 V, 500 mA" -> voltage, current)."""
-    if not any(c.isdigit() for c in text):
-        return frozenset()
     found = set()
+    if "(" in text or "[" in text:
+        # A one-letter unit in brackets is a column's unit only beside numbers: "(a)" and
+        # "(A)" also label list items and figure parts.
+        for match in _BRACKETED.finditer(text):
+            symbol = match.group(1)
+            if len(symbol) > 1 or any(c.isdigit() for c in text):
+                key = unit_key(symbol)
+                if key is not None:
+                    found.add(key)
+    if not any(c.isdigit() for c in text):
+        return frozenset(found)
     for match in QUANTITY.finditer(text):
         key = unit_key(match.group(1))
         if key is not None:

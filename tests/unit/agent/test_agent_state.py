@@ -50,7 +50,7 @@ def test_atlas_lists_each_manual_with_a_routing_hint(sample_library: Library) ->
     atlas = build_atlas(sample_library.store.list_documents())
     text = atlas.render()
 
-    assert "installation manual" in text and "wiring" in text
+    assert "installation manual" in text and "topics:" in text
     # Only a named product routes: a question's words alone do not pick a manual type.
     assert atlas.route("Which terminal do I wire the siren to?") == ()
     assert atlas.route("Hello") == ()

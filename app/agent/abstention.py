@@ -1,0 +1,61 @@
+"""Whether the manuals answer a question: a calibrated probability from a few signals.
+
+"The manuals don't say" must mean something. One score cannot carry it: a question told
+as a story holds many words no answer repeats, and a question about a fuse can be covered
+word for word by a page that prints no fuse rating. So the no-LLM answer weighs:
+
+- ``support``: the share of the question's salient term weight (the library's IDF, words
+  no manual prints left out) found on the best pages;
+- ``best``: the share the best quoted passage holds with its heading;
+- ``quantity``: +1 when the question asks for a quantity (a voltage, a torque, what the
+  library prints beside a fuse) and a quoted passage prints a value of it, -1 when it asks
+  and none does, 0 when it asks for none;
+- ``rank_score``: the page ranker's score of the best page;
+- ``salient``: the share of the question's two rarest words (by the library's IDF) that
+  the quoted passages hold: a near miss ("which register holds the kWh total?") quotes
+  the topic but not the thing asked for.
+
+A logistic model turns them into the probability that the evidence answers the question.
+Its weights and the two thresholds (decline below ``ABSTAIN_BELOW``; answer with a caution
+that the manual may not state it exactly below ``HEDGE_BELOW``) are fitted on the
+development sets by ``bench/fit_abstention.py``, which prints their precision and recall
+across corpora.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import astuple, dataclass
+
+from app.agent.abstention_weights import ABSTAIN_BELOW, BIAS, HEDGE_BELOW, WEIGHTS
+
+SIGNALS = ("support", "best", "quantity", "rank_score", "salient")
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerSignals:
+    support: float
+    best: float
+    quantity: float
+    rank_score: float
+    salient: float
+
+    def as_tuple(self) -> tuple[float, ...]:
+        return astuple(self)
+
+
+def answerable(signals: AnswerSignals, weights: dict[str, float] | None = None) -> float:
+    """The probability that the evidence answers the question."""
+    weights = WEIGHTS if weights is None else weights
+    bias = weights.get("bias", BIAS)
+    z = bias + sum(
+        weights.get(n, 0.0) * x for n, x in zip(SIGNALS, signals.as_tuple(), strict=True)
+    )
+    return 1.0 / (1.0 + math.exp(-max(min(z, 40.0), -40.0)))
+
+
+def verdict(probability: float) -> str:
+    """'answer', 'hedge' (answer, saying the manual may not state it exactly) or 'abstain'."""
+    if probability < ABSTAIN_BELOW:
+        return "abstain"
+    return "hedge" if probability < HEDGE_BELOW else "answer"

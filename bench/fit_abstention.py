@@ -1,0 +1,187 @@
+"""Fit "the manuals don't say", and report its precision and recall across corpora.
+
+    .venv/bin/python bench/fit_abstention.py --cache DIR [--write]
+
+Every question of every development set (unanswerable ones included) is searched and
+answered extractively once, and the abstention signals of its answer are kept
+(``app/agent/abstention.py``). A logistic model of "the evidence answers it" is fitted,
+then the threshold below which Lantern declines: the highest one that keeps false
+abstentions at or under ``--max-false`` of the answerable questions of the fitting data.
+
+Printed per corpus: the model fitted on the other corpus, on this one, and on all (the
+one that ships with ``--write``, into ``app/agent/abstention_weights.py``): unanswerables
+declined (recall), the share of declines that were right (precision), false abstentions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import pickle
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from cross_corpus import DEFAULT_SETS, BenchSet, open_library  # noqa: E402
+
+from app.agent.abstention import SIGNALS  # noqa: E402
+from app.bench.dataset import load_dataset  # noqa: E402
+
+WEIGHTS_FILE = ROOT / "app" / "agent" / "abstention_weights.py"
+HEDGE_BAND = 0.15
+
+
+@dataclass
+class Sample:
+    corpus: str
+    question: str
+    signals: np.ndarray
+    answerable: bool
+
+
+def collect(sets: Sequence[BenchSet], cache: Path | None) -> list[Sample]:
+    from app.agent.extractive import answer_extractively
+    from app.library.embedding import make_embedder
+    from app.retrieval.text import TextSearch
+
+    embedder = make_embedder("minilm")
+    out: list[Sample] = []
+    libraries: dict[Path, object] = {}
+    for bench_set in sets:
+        if bench_set.corpus not in libraries:
+            libraries[bench_set.corpus] = open_library(bench_set.corpus, cache)[0]
+        store = libraries[bench_set.corpus].store  # type: ignore[attr-defined]
+        search = TextSearch(store, embedder)
+        for item in load_dataset(bench_set.dataset):
+            result = search.search(item.query)
+            terms = result.query.terms
+            quotes = answer_extractively(
+                result, store, search._idf(terms), known=search.known(terms)
+            )
+            if quotes.signals is None:
+                values = np.zeros(len(SIGNALS))
+            else:
+                values = np.asarray(quotes.signals.as_tuple(), dtype=float)
+            out.append(Sample(bench_set.corpus.name, item.id, values, not item.unanswerable))
+        search.close()
+    return out
+
+
+def fit(samples: Sequence[Sample], l2: float = 0.01, steps: int = 4000) -> np.ndarray:
+    """Logistic regression (bias first), classes weighted equally: unanswerable questions
+    are few, and declining them is half of what is asked."""
+    x = np.asarray([np.r_[1.0, s.signals] for s in samples])
+    y = np.asarray([s.answerable for s in samples], dtype=float)
+    pos = max(y.sum(), 1.0)
+    neg = max(len(y) - y.sum(), 1.0)
+    weight = np.where(y == 1, 0.5 / pos, 0.5 / neg)
+    w = np.zeros(x.shape[1])
+    for _ in range(steps):
+        p = 1 / (1 + np.exp(-(x @ w)))
+        grad = x.T @ (weight * (p - y)) + 2 * l2 * np.r_[0.0, w[1:]]
+        w -= 2.0 * grad
+    return w
+
+
+def probabilities(samples: Sequence[Sample], w: np.ndarray) -> np.ndarray:
+    x = np.asarray([np.r_[1.0, s.signals] for s in samples])
+    return 1 / (1 + np.exp(-(x @ w)))
+
+
+def threshold(samples: Sequence[Sample], w: np.ndarray, max_false: float) -> float:
+    """The highest threshold whose false abstentions stay within ``max_false``."""
+    p = probabilities(samples, w)
+    answerable = np.asarray([s.answerable for s in samples])
+    best = 0.05
+    for t in np.linspace(0.05, 0.95, 91):
+        false = float(((p < t) & answerable).sum()) / max(answerable.sum(), 1)
+        if false <= max_false:
+            best = float(t)
+    return best
+
+
+def figures(samples: Sequence[Sample], w: np.ndarray, t: float) -> dict[str, float]:
+    p = probabilities(samples, w)
+    answerable = np.asarray([s.answerable for s in samples])
+    declined = p < t
+    right = int((declined & ~answerable).sum())
+    return {
+        "unanswerable": int((~answerable).sum()),
+        "declined_right": right,
+        "recall": right / max(int((~answerable).sum()), 1),
+        "precision": right / max(int(declined.sum()), 1),
+        "false": int((declined & answerable).sum()),
+        "answerable": int(answerable.sum()),
+    }
+
+
+def write_weights(w: np.ndarray, t: float) -> None:
+    lines = [
+        '"""Weights of the abstention model (``abstention.py``). Written by'
+        " ``bench/fit_abstention.py``;",
+        'do not edit."""',
+        "",
+        f"BIAS = {w[0]:.4f}",
+        "WEIGHTS: dict[str, float] = {",
+        *(f'    "{n}": {v:.4f},' for n, v in zip(SIGNALS, w[1:], strict=True)),
+        "}",
+        f"ABSTAIN_BELOW = {t:.2f}",
+        f"HEDGE_BELOW = {min(t + HEDGE_BAND, 0.99):.2f}",
+        "",
+    ]
+    WEIGHTS_FILE.write_text("\n".join(lines), encoding="utf-8")
+    print(f"wrote {WEIGHTS_FILE}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--set", action="append", dest="sets", help="NAME=CORPUS_DIR:DATASET")
+    parser.add_argument("--cache", type=Path, help="the libraries cross_corpus.py keeps")
+    parser.add_argument("--max-false", type=float, default=0.05)
+    parser.add_argument("--write", action="store_true", help="save the all-sets fit")
+    parser.add_argument("--signals", type=Path, help="save the signals here, or reuse them")
+    args = parser.parse_args(argv)
+    sets = [BenchSet.parse(s) for s in (args.sets or DEFAULT_SETS)]
+    if args.signals and args.signals.is_file():
+        samples = pickle.loads(args.signals.read_bytes())
+    else:
+        usable = [s for s in sets if s.corpus.is_dir() and s.dataset.is_file()]
+        samples = collect(usable, args.cache)
+        if args.signals:
+            args.signals.write_bytes(pickle.dumps(samples))
+    corpora = sorted({s.corpus for s in samples})
+    w_all = fit(samples)
+    t_all = threshold(samples, w_all, args.max_false)
+    print(f"{'corpus':<10}{'model':<26}{'declined':>10}{'recall':>8}{'precision':>10}{'false':>8}")
+    for corpus in corpora:
+        test = [s for s in samples if s.corpus == corpus]
+        train = [s for s in samples if s.corpus != corpus]
+        models = {}
+        if train:
+            w = fit(train)
+            models["fit on the other corpus"] = (w, threshold(train, w, args.max_false))
+        w = fit(test)
+        models["fit on this corpus"] = (w, threshold(test, w, args.max_false))
+        models["fit on all (ships)"] = (w_all, t_all)
+        for name, (w, t) in models.items():
+            f = figures(test, w, t)
+            print(
+                f"{corpus:<10}{name:<26}{f['declined_right']:>5}/{f['unanswerable']:<4}"
+                f"{f['recall']:>8.2f}{f['precision']:>10.2f}{f['false']:>5}/{f['answerable']:<3}"
+            )
+    print(f"fitted on all: threshold {t_all:.2f}, bias {w_all[0]:+.3f}")
+    for n, v in zip(SIGNALS, w_all[1:], strict=True):
+        print(f"  {n:<12}{v:+.3f}")
+    if args.write:
+        write_weights(w_all, t_all)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
