@@ -10,8 +10,8 @@ Lantern (the same path as ``python -m app ask``) and by the naive baseline
 accuracy, key-fact recall, key facts under the highlighted regions, unanswerables
 abstained, false abstentions, answer latency p50/p95.
 
-Sets are ``NAME=CORPUS_DIR:DATASET``; by default the two development corpora and the
-held-out questions over the first. The ``_NOTEXT`` copy of a scan is left out, as the
+Sets are ``NAME=CORPUS_DIR:DATASET``; by default the two development corpora, the
+held-out questions over the first, and the repository's generated sample manuals. The ``_NOTEXT`` copy of a scan is left out, as the
 development set's README says.
 """
 
@@ -49,6 +49,7 @@ DEFAULT_SETS = (
     f"alarm={SHARED / 'corpus'}:{SHARED / 'bench' / 'dev.json'}",
     f"trades={SHARED / 'corpus2'}:{SHARED / 'bench' / 'dev2.json'}",
     f"alarm-heldout={SHARED / 'corpus'}:{ROOT / 'bench' / 'datasets' / 'corpus_heldout.json'}",
+    f"samples={ROOT / 'manuals'}:{ROOT / 'manuals' / 'questions.json'}",
 )
 SKIP_NAMES = ("_NOTEXT",)
 

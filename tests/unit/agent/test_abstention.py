@@ -1,0 +1,32 @@
+"""'The manuals don't say' from calibrated signals, with a hedged middle band."""
+
+from __future__ import annotations
+
+from app.agent.abstention import AnswerSignals, answerable, verdict
+from app.agent.abstention_weights import ABSTAIN_BELOW, HEDGE_BELOW
+
+
+def signals(**changes: float) -> AnswerSignals:
+    base = {"support": 0.6, "best": 0.4, "quantity": 0.0, "rank_score": 1.0, "salient": 0.5}
+    base.update(changes)
+    return AnswerSignals(**base)
+
+
+def test_more_evidence_means_more_likely_answered() -> None:
+    assert answerable(signals(support=0.9)) > answerable(signals(support=0.2))
+    assert answerable(signals(salient=1.0)) > answerable(signals(salient=0.0))
+    assert answerable(signals(rank_score=1.5)) > answerable(signals(rank_score=0.3))
+
+
+def test_verdict_bands() -> None:
+    assert ABSTAIN_BELOW < HEDGE_BELOW
+    assert verdict(ABSTAIN_BELOW - 0.01) == "abstain"
+    assert verdict((ABSTAIN_BELOW + HEDGE_BELOW) / 2) == "hedge"
+    assert verdict(HEDGE_BELOW + 0.01) == "answer"
+
+
+def test_a_question_the_evidence_barely_touches_is_declined() -> None:
+    weak = signals(support=0.05, best=0.05, salient=0.0, rank_score=0.2)
+    assert verdict(answerable(weak)) == "abstain"
+    strong = signals(support=1.0, best=0.8, salient=1.0, rank_score=1.5)
+    assert verdict(answerable(strong)) == "answer"

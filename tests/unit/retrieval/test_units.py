@@ -1,0 +1,51 @@
+"""Quantities recognised by the unit registry, in questions and on pages, for any trade."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.retrieval.query import analyse
+from app.retrieval.units import asked_key, quantity_keys, unit_key
+
+
+def key(text: str) -> str:
+    (found,) = quantity_keys(text)
+    return found
+
+
+@pytest.mark.parametrize(
+    ("printed", "same_as"),
+    [
+        ("13.8 V", "230Vac"),
+        ("500mA", "10 A"),
+        ("-40℃~+70℃", "45 °C"),
+        ("1.2 N·m", "12 kgf.cm"),
+        ("9600 bps", "60 Hz"),
+        ("Fuse Rated Current(A) | 12 | 17", "3 mA"),
+        ("Cable size (mm²)", "4mm²"),
+    ],
+)
+def test_printed_values_meet_on_what_they_measure(printed: str, same_as: str) -> None:
+    assert key(printed) == key(same_as)
+
+
+def test_text_without_a_value_or_with_an_unknown_unit_holds_no_quantity() -> None:
+    assert quantity_keys("see figure (a) below") == frozenset()
+    assert quantity_keys("R290 refrigerant, model AWG18") == frozenset()
+    assert unit_key("xyzzy") is None
+
+
+def test_a_question_word_names_the_quantity_a_page_prints() -> None:
+    assert asked_key("voltage") == key("12 V")
+    assert asked_key("torque") == key("0.2 N·m")
+    assert asked_key("amps") == key("1.5A")
+    assert asked_key("temperature") == key("70℃")
+    # Ordinary words that happen to be units of time, length or count name nothing.
+    assert asked_key("long") is None and asked_key("second") is None
+    assert asked_key("turn") is None
+
+
+def test_unit_symbols_a_question_writes_are_asked_for() -> None:
+    query = analyse("How many mAh is the battery, and how long does it charge?", [])
+    assert query.quantities == (key("2000 mAh"),)
+    assert "2000 mAh" not in query.identifiers
