@@ -11,8 +11,8 @@ accuracy, key-fact recall, key facts under the highlighted regions, unanswerable
 abstained, false abstentions, answer latency p50/p95.
 
 Sets are ``NAME=CORPUS_DIR:DATASET``; by default the two development corpora, the
-held-out questions over the first, and the repository's generated sample manuals. The ``_NOTEXT`` copy of a scan is left out, as the
-development set's README says.
+held-out questions over the first, and the repository's generated sample manuals. The
+``_NOTEXT`` copy of a scan is left out, as the development set's README says.
 """
 
 from __future__ import annotations
