@@ -240,23 +240,31 @@ def _join_fragments(units: list[Evidence]) -> list[Evidence]:
 
 
 def _sentences(lines: Sequence[TextLine], hit: PageHit, rank: int, heading: str) -> list[Evidence]:
-    """Sentences across line breaks, each with the union box of the lines it spans."""
+    """Sentences across line breaks, each with the union box of the lines it spans. A
+    sentence that ends inside a line leaves the rest of that line to the next sentence
+    ("...from cold start. Stable" / "within one minute." is two sentences, not one and a
+    fragment)."""
     out = []
-    buffer: list[TextLine] = []
+    pieces: list[tuple[str, Box]] = []
+
+    def emit(text: str, boxes: list[Box]) -> None:
+        out.append(Evidence(_clean(text), hit, rank, union_box(boxes)))
+
     for line in lines:
-        if buffer and _BULLET.match(line.text):
-            text = " ".join(ln.text for ln in buffer)
-            out.append(Evidence(_clean(text), hit, rank, union_box([ln.box for ln in buffer])))
-            buffer = []
-        buffer.append(line)
-        text = " ".join(ln.text for ln in buffer)
+        if pieces and _BULLET.match(line.text):
+            emit(" ".join(t for t, _ in pieces), [b for _, b in pieces])
+            pieces = []
+        pieces.append((line.text, line.box))
+        text = " ".join(t for t, _ in pieces)
         parts = _SENTENCE_END.split(text)
-        if len(parts) > 1 or re.search(r"[.!?:]$", line.text) or len(text) > 300:
-            out.append(Evidence(_clean(text), hit, rank, union_box([ln.box for ln in buffer])))
-            buffer = []
-    if buffer:
-        text = " ".join(ln.text for ln in buffer)
-        out.append(Evidence(_clean(text), hit, rank, union_box([ln.box for ln in buffer])))
+        if re.search(r"[.!?:]$", line.text) or len(text) > 300:
+            emit(text, [b for _, b in pieces])
+            pieces = []
+        elif len(parts) > 1:
+            emit(" ".join(parts[:-1]), [b for _, b in pieces])
+            pieces = [(parts[-1], line.box)]
+    if pieces:
+        emit(" ".join(t for t, _ in pieces), [b for _, b in pieces])
     return [
         Evidence(e.text, hit, rank, e.box, context=heading if heading not in e.text else "")
         for e in out

@@ -15,6 +15,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from app.library.bert_numpy import NumpyBert
+
 
 class EmbedderError(Exception):
     """The embedder cannot be found or loaded."""
@@ -32,8 +34,14 @@ class Embedder(Protocol):
     def embed_batches(self, texts: Sequence[str]) -> Iterator[np.ndarray]: ...
 
 
+# Up to this many texts (a question, a few reformulations) are embedded with NumPy
+# (``bert_numpy``), so answering a question never imports torch.
+SMALL_BATCH = 8
+
+
 class TransformersEmbedder:
-    """Mean-pooled sentence embeddings from a local Hugging Face folder."""
+    """Mean-pooled sentence embeddings from a local Hugging Face folder: torch for bulk
+    (imports), NumPy for a few texts (questions) when the folder holds a plain BERT."""
 
     def __init__(self, path: Path, name: str, batch_size: int = 64, max_length: int = 256):
         self.path = path
@@ -45,6 +53,9 @@ class TransformersEmbedder:
         self._dim: int | None = None
         self._threads = 1
         self._lock = threading.Lock()
+        self._small: NumpyBert | None = (
+            NumpyBert(path, max_length) if NumpyBert.supports(path) else None
+        )
 
     def _load(self) -> None:
         if self._model is not None:
@@ -65,6 +76,8 @@ class TransformersEmbedder:
 
     @property
     def dim(self) -> int:
+        if self._small is not None:
+            return self._small.hidden
         if self._dim is None:
             with self._lock:
                 self._load()
@@ -72,10 +85,24 @@ class TransformersEmbedder:
         return self._dim
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if self._small is not None and 0 < len(texts) <= SMALL_BATCH:
+            return self._embed_small(texts)
         parts = list(self.embed_batches(texts))
         if not parts:
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.concatenate(parts)
+
+    def _embed_small(self, texts: Sequence[str]) -> np.ndarray:
+        """A few texts on one BLAS thread: threads cost more than they save on matrices
+        this small, the more so on a busy machine (13 ms against 460 ms measured here)."""
+        from threadpoolctl import threadpool_limits
+
+        assert self._small is not None
+        try:
+            with threadpool_limits(limits=1, user_api="blas"):
+                return self._small.embed(texts)
+        except (OSError, ValueError, KeyError) as exc:
+            raise EmbedderError(f"cannot load embedder from {self.path}: {exc}") from exc
 
     def embed_batches(self, texts: Sequence[str]) -> Iterator[np.ndarray]:
         """Vectors batch by batch, so callers can report progress."""

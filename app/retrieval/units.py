@@ -44,6 +44,28 @@ QUANTITY = re.compile(
 )
 # A column's unit in brackets after its name: "Current(A)", "Weight [kg]", "Size (mm²)".
 _BRACKETED = re.compile(r"[(\[]\s?([A-Za-zµμΩ°℃℉%][A-Za-zµμΩ°℃℉%/·.*²³0-9]{0,9})\s?[)\]]")
+# Pint reads almost any capitals as some unit ("TC" is a teracoulomb, "PC" a petacoulomb,
+# "pcs" a parsec). Printed values on equipment use everyday prefixes and units, so parses
+# through the extreme prefixes, and the units that collide with common abbreviations
+# (pieces, molar, atomic mass, "at"), are not units here.
+_RARE_PREFIXES = (
+    "quetta",
+    "ronna",
+    "yotta",
+    "zetta",
+    "exa",
+    "peta",
+    "tera",
+    "atto",
+    "femto",
+    "zepto",
+    "yocto",
+    "ronto",
+    "quecto",
+)
+_COLLIDING_UNITS = frozenset(
+    {"parsec", "molar", "unified_atomic_mass_unit", "technical_atmosphere"}
+)
 # Dimensions too common or too vague to say what a question asks for.
 _VAGUE = frozenset({"[]", "[length]", "[time]"})
 _lock = threading.Lock()
@@ -96,6 +118,9 @@ def unit_key(symbol: str) -> str | None:
     try:
         units = registry().parse_units(text)
     except Exception:
+        return None
+    names = list(units._units)
+    if any(n.startswith(_RARE_PREFIXES) or n in _COLLIDING_UNITS for n in names):
         return None
     key = key_of(units.dimensionality)
     return None if key == "⟨[]⟩" and text not in ("%", "percent") else key

@@ -63,9 +63,10 @@ TRADE_WORDS = {
     "terminal",
     "lockout",
 }
-# Allowed: English function words (the Snowball stop list), and the printed spellings of
-# unit signs the unit registry does not read ("℃" for "degC").
-ALLOWED_LISTS = {"STOPWORDS", "_REWRITES"}
+# Allowed: English function words (the Snowball stop list), the printed spellings of unit
+# signs the unit registry does not read ("℃" for "degC"), and the registry's own exotic
+# prefixes and units that collide with abbreviations.
+ALLOWED_LISTS = {"STOPWORDS", "_REWRITES", "_RARE_PREFIXES", "_COLLIDING_UNITS"}
 
 
 def _modules() -> list[Path]:
