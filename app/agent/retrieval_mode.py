@@ -62,7 +62,6 @@ class RetrievalAnswerer:
         answer = answer_extractively(
             result,
             self.store,
-            self.embedder,
             self.search._idf(terms),
             known=self.search.known(terms),
         )
