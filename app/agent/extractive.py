@@ -241,9 +241,10 @@ def _join_fragments(units: list[Evidence]) -> list[Evidence]:
 
 def _sentences(lines: Sequence[TextLine], hit: PageHit, rank: int, heading: str) -> list[Evidence]:
     """Sentences across line breaks, each with the union box of the lines it spans. A
-    sentence that ends inside a line leaves the rest of that line to the next sentence
-    ("...from cold start. Stable" / "within one minute." is two sentences, not one and a
-    fragment)."""
+    unit ends with the line where a sentence ends, so a sentence ending inside a line
+    takes the rest of that line with it (splitting there instead quoted fewer key facts
+    on both development corpora: a value often sits in the sentence after the one that
+    names the question's words)."""
     out = []
     pieces: list[tuple[str, Box]] = []
 
@@ -257,12 +258,9 @@ def _sentences(lines: Sequence[TextLine], hit: PageHit, rank: int, heading: str)
         pieces.append((line.text, line.box))
         text = " ".join(t for t, _ in pieces)
         parts = _SENTENCE_END.split(text)
-        if re.search(r"[.!?:]$", line.text) or len(text) > 300:
+        if len(parts) > 1 or re.search(r"[.!?:]$", line.text) or len(text) > 300:
             emit(text, [b for _, b in pieces])
             pieces = []
-        elif len(parts) > 1:
-            emit(" ".join(parts[:-1]), [b for _, b in pieces])
-            pieces = [(parts[-1], line.box)]
     if pieces:
         emit(" ".join(t for t, _ in pieces), [b for _, b in pieces])
     return [
