@@ -105,7 +105,9 @@ class NumpyBert:
 
         weights = load_file(str(self.folder / "model.safetensors"))
         prefix = "bert." if any(k.startswith("bert.") for k in weights) else ""
-        self._weights = {k.removeprefix(prefix): v.astype(np.float32) for k, v in weights.items()}
+        self._weights = {
+            k.removeprefix(prefix): v.astype(np.float32, copy=False) for k, v in weights.items()
+        }
         tokenizer = Tokenizer.from_file(str(self.folder / "tokenizer.json"))
         tokenizer.enable_truncation(self.max_length)
         tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")

@@ -9,8 +9,10 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pymupdf
+if TYPE_CHECKING:
+    import pymupdf
 
 
 class RenderError(Exception):
@@ -19,6 +21,8 @@ class RenderError(Exception):
 
 def render_thumbnail(page: pymupdf.Page, width: int) -> bytes:
     """PNG bytes of the page scaled to ``width`` pixels wide."""
+    import pymupdf  # imported where pages are drawn: answering a question never needs it
+
     zoom = width / max(page.rect.width, 1.0)
     try:
         pix = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False)
@@ -29,6 +33,8 @@ def render_thumbnail(page: pymupdf.Page, width: int) -> bytes:
 
 def render_png(pdf_path: Path, page_number: int, zoom: float) -> bytes:
     """PNG bytes of one page (1-based) at ``zoom`` (1.0 = 72 dpi)."""
+    import pymupdf
+
     try:
         with pymupdf.open(pdf_path) as doc:
             if not 1 <= page_number <= doc.page_count:

@@ -73,13 +73,24 @@ _registry: Any = None
 
 
 def registry() -> Any:
-    """The shared pint registry (loading it takes a few tenths of a second)."""
+    """The shared pint registry. Parsing pint's definitions takes about a second; the
+    parsed form is cached in the application-data folder (``cache/units``), which brings
+    it to a few hundredths. Without a writable folder it is parsed every time."""
     global _registry
     with _lock:
         if _registry is None:
             import pint
 
-            _registry = pint.UnitRegistry(autoconvert_offset_to_baseunit=True)
+            from app.config import default_data_dir
+
+            try:
+                folder = default_data_dir() / "cache" / "units"
+                folder.mkdir(parents=True, exist_ok=True)
+                _registry = pint.UnitRegistry(
+                    autoconvert_offset_to_baseunit=True, cache_folder=folder
+                )
+            except OSError:
+                _registry = pint.UnitRegistry(autoconvert_offset_to_baseunit=True)
         return _registry
 
 
