@@ -20,7 +20,7 @@ from functools import lru_cache
 from itertools import pairwise
 
 from app.retrieval.query import alias_map, stem, tokenize
-from app.retrieval.units import quantity_keys
+from app.retrieval.units import QUANTITY_HINT, quantity_keys
 
 # Shorter words have too many real neighbours one edit away ("zone"/"done").
 MIN_FUZZY_LENGTH = 5
@@ -162,7 +162,7 @@ class TermFilter:
 
     def may_hold(self, text: str) -> bool:
         low = text.lower()
-        if self._numbers and any(c.isdigit() for c in text):
+        if self._numbers and QUANTITY_HINT.search(text):
             return True
         if self._short is not None and self._short.search(low):
             return True

@@ -137,20 +137,28 @@ def unit_key(symbol: str) -> str | None:
     return None if key == "⟨[]⟩" and text not in ("%", "percent") else key
 
 
+# What any printed quantity holds: a digit before a unit's first sign, or a unit in brackets.
+# Most lines hold neither, and this one search says so without parsing them.
+QUANTITY_HINT = re.compile(r"\d\s?[A-Za-zµμΩ°℃℉%]|[(\[]\s?[A-Za-zµμΩ°℃℉%]")
+_DIGIT = re.compile(r"\d")
+
+
 @lru_cache(maxsize=50_000)
 def quantity_keys(text: str) -> frozenset[str]:
     """The quantity keys of the values a text prints ("13.8 V, 500 mA" -> voltage, current)."""
+    if not QUANTITY_HINT.search(text):
+        return frozenset()
     found = set()
     if "(" in text or "[" in text:
         # A one-letter unit in brackets is a column's unit only beside numbers: "(a)" and
         # "(A)" also label list items and figure parts.
         for match in _BRACKETED.finditer(text):
             symbol = match.group(1)
-            if len(symbol) > 1 or any(c.isdigit() for c in text):
+            if len(symbol) > 1 or _DIGIT.search(text):
                 key = unit_key(symbol)
                 if key is not None:
                     found.add(key)
-    if not any(c.isdigit() for c in text):
+    if not _DIGIT.search(text):
         return frozenset(found)
     for match in QUANTITY.finditer(text):
         key = unit_key(match.group(1))
