@@ -257,6 +257,7 @@ class Thumbnails:
 class ModelsListed:
     rows: tuple[Any, ...]  # app.runtime.download.ModelRow
     error: str = ""
+    memory: str = ""  # app.runtime.idle.MemoryUse.describe(): budget, loaded, idle unloading
 
 
 @dataclass(frozen=True, slots=True)

@@ -186,8 +186,10 @@ class PagesLane(Lane):
 
     def _models(self) -> ModelsListed:
         from app.runtime.download import list_models
+        from app.runtime.registry import memory_use
 
         try:
-            return ModelsListed(tuple(list_models(self.settings)))
+            memory = memory_use(self.settings).describe()
+            return ModelsListed(tuple(list_models(self.settings)), memory=memory)
         except Exception as exc:
             return ModelsListed((), f"cannot list models: {exc}")
