@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-import time
 import os
+import time
 from pathlib import Path
 from typing import Any, ClassVar
 
