@@ -263,7 +263,7 @@ def cmd_models(args: argparse.Namespace, settings: Any) -> int:
 
 def _answerer(settings: Any) -> Any:
     from app.agent.service import build_answerer
-    from app.library.embedding import make_embedder
+    from app.library.embedding import safe_embedder
 
     library = _open_library(settings, must_exist=True)
     if not library.store.list_documents():
@@ -271,7 +271,7 @@ def _answerer(settings: Any) -> Any:
         raise SystemExit(
             f"error: the library at {settings.library_dir} is empty: import manuals first"
         )
-    return library, build_answerer(library, settings, embedder=make_embedder(settings.embedder))
+    return library, build_answerer(library, settings, embedder=safe_embedder(settings.embedder))
 
 
 def cmd_ask(args: argparse.Namespace, settings: Any) -> int:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Generator, Iterator, Sequence
 from pathlib import Path
 
 from app.agent.atlas import build_atlas
+from app.agent.degraded import announce
 from app.agent.events import Answer, Decision, Done, Error, Event, Result
 from app.agent.policy import Choice, LlmPolicy, RulePolicy
 from app.agent.state import Found, Task, TreeData, Turn
@@ -103,6 +104,9 @@ class Tree:
             if isinstance(event, Error):
                 trace.error(event)
             elif isinstance(event, Answer):
+                # The answer says once that search ran on full text only (see degraded).
+                before, event = announce(self.resources.text_search, event)
+                yield from before
                 trace.answer(event)
             yield event
             if cancelled():

@@ -24,15 +24,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from app.agent.degraded import DegradingEmbedder, FullTextFallback
 from app.agent.events import Answer, Event
 from app.agent.loop import Tree
 from app.agent.policy import LlmPolicy
 from app.agent.state import Turn
 from app.agent.tools import Resources
 from app.config import Settings
-from app.library.embedding import Embedder, make_embedder
+from app.library.embedding import Embedder, safe_embedder
 from app.library.library import Library
-from app.retrieval.text import TextSearch
 from app.runtime.types import Cancel
 
 log = logging.getLogger(__name__)
@@ -104,12 +104,12 @@ def build_resources(
     visual: Any = None,
 ) -> Resources:
     """What the tools need: the text search, the visual search if set up, the models."""
-    embedder = embedder or make_embedder(settings.embedder)
+    embedder = DegradingEmbedder(embedder or safe_embedder(settings.embedder))
     models = models or ModelChoice(None, None, "no models")
     return Resources(
         library=library,
         embedder=embedder,
-        text_search=TextSearch(library.store, embedder),
+        text_search=FullTextFallback(library.store, embedder),
         settings=settings,
         visual_search=visual if visual is not None else _visual_search(library, settings),
         llm=models.llm,

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QStackedWidget,
 )
 
-from app.agent.events import Answer, CitationOut
+from app.agent.events import FALLBACK_TOOL, Answer, CitationOut, Status
 from app.config import Settings
 from app.ui.benchmark.panel import BenchmarkPanel
 from app.ui.commands import WindowCommands
@@ -155,6 +155,8 @@ class MainWindow(WindowCommands, QMainWindow):
         self.conversation.add_event(job, event)
         if isinstance(event, Answer) and job == self.controller.current_job:
             self.evidence.show_answer(event)
+        elif isinstance(event, Status) and event.tool == FALLBACK_TOOL:
+            self.status.set_degraded(event.message)
         self._update_work()
 
     def show_citation(self, citation: CitationOut) -> None:

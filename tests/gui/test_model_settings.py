@@ -76,3 +76,13 @@ def test_the_dialog_shows_the_memory_budget_and_idle_time(qtbot, tmp_path):
     assert "5 min" in dialog.memory.text()
     dialog.set_models(ModelsListed((LLM_ROW,), memory="Memory budget 8.0 GB · loaded now 2.3 GB"))
     assert "loaded now 2.3 GB" in dialog.memory.text()
+
+
+def test_the_status_bar_says_when_search_runs_on_full_text_only(make_window, sample_library):
+    from app.agent.events import FALLBACK_TOOL, Status
+
+    window = make_window(sample_library)
+    message = "Searched the full text only: the text embedder could not load (missing)."
+    window._answer_event(window.controller.current_job, Status(message, FALLBACK_TOOL))
+    assert "full-text search only" in window.status.models.text()
+    assert window.status.models.toolTip() == message
