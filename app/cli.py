@@ -13,6 +13,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from app.cli_library import COMMANDS as LIBRARY_COMMANDS
+from app.cli_library import add_parsers as add_library_parsers
 from app.config import SettingsError, load_settings
 
 
@@ -27,6 +29,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = with_library(sub.add_parser("import", help="import PDFs or folders of PDFs"))
     p.add_argument("paths", nargs="+", type=Path)
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    same = p.add_mutually_exclusive_group()
+    same.add_argument(
+        "--replace",
+        action="store_true",
+        help="a file named or titled like a manual already there is its newer revision",
+    )
+    same.add_argument("--keep-both", action="store_true", help="... or another manual beside it")
 
     p = with_library(sub.add_parser("list", help="list the manuals in the library"))
     p.add_argument("--json", action="store_true")
@@ -73,6 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     p = with_library(sub.add_parser("open", help="open the window (the default)"))
+    add_library_parsers(sub, with_library)
     return parser
 
 
@@ -114,6 +124,7 @@ def cmd_import(args: argparse.Namespace, settings: Any) -> int:
         return 1
     library = _open_library(settings)
     importer = Importer(library, settings)
+    importer.on_match = "revision" if args.replace else "keep-both" if args.keep_both else "ask"
     progress = _ProgressPrinter(enabled=not args.quiet)
     failed = 0
     for event in importer.import_paths(args.paths):
@@ -135,6 +146,8 @@ def _print_result(result: Any) -> None:
     extra = f", {result.ocr_pages} OCR'd" if result.ocr_pages else ""
     verb = "imported" if result.status == "imported" else "present "
     print(f"{verb} {name}: {result.pages} pages{extra} ({result.seconds:.1f} s)", file=sys.stderr)
+    if result.status == "imported" and result.reason:
+        print(f"  as {result.reason}", file=sys.stderr)
     for warning in result.warnings:
         print(f"  warning: {warning}", file=sys.stderr)
 
@@ -455,4 +468,5 @@ COMMANDS = {
     "screenshot": cmd_screenshot,
     "bench": cmd_bench,
     "optimize": cmd_optimize,
+    **LIBRARY_COMMANDS,
 }

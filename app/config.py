@@ -88,6 +88,10 @@ class Settings(BaseModel):
         default=12.0, ge=1.0, le=512.0, description="Most memory loaded models may use together."
     )
     max_steps: int = Field(default=6, ge=1, le=20, description="Most agent steps per question.")
+    search_old_revisions: bool = Field(
+        default=False,
+        description="Also search older revisions of manuals (the newest still takes precedence).",
+    )
     idle_unload_minutes: float = Field(
         default=10.0,
         ge=0.0,

@@ -104,11 +104,22 @@ def notice(search: object) -> str:
 
 
 def announce(search: object, answer: Answer) -> tuple[list[Event], Answer]:
-    """Events to send before the answer, and the answer: before the first answer after a
-    fallback, a status event and the notice as a token, and the notice appended."""
-    if not getattr(search, "degraded", "") or getattr(search, "told", True):
-        return [], answer
-    search.told = True  # type: ignore[attr-defined]
-    text = notice(search)
-    before: list[Event] = [Status(text, FALLBACK_TOOL), Token("\n\n" + text)]
+    """Events to send before the answer, and the answer, with what the technician should
+    know about where it comes from appended (and streamed as a token): which revision of a
+    manual it quotes, and, the first time, that search ran on full text only."""
+    before: list[Event] = []
+    notes = []
+    store = getattr(search, "store", None)
+    if store is not None and answer.citations:
+        from app.agent.library_search import revision_note
+
+        notes.append(revision_note(store, [c.document for c in answer.citations]))
+    if getattr(search, "degraded", "") and not getattr(search, "told", True):
+        search.told = True  # type: ignore[attr-defined]
+        notes.append(notice(search))
+        before.append(Status(notes[-1], FALLBACK_TOOL))
+    text = "\n\n".join(n for n in notes if n)
+    if not text:
+        return before, answer
+    before.append(Token("\n\n" + text))
     return before, replace(answer, text=f"{answer.text}\n\n{text}")

@@ -24,8 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from app.agent.degraded import DegradingEmbedder, FullTextFallback
+from app.agent.degraded import DegradingEmbedder
 from app.agent.events import Answer, Event
+from app.agent.library_search import LibrarySearch
 from app.agent.loop import Tree
 from app.agent.policy import LlmPolicy
 from app.agent.state import Turn
@@ -109,7 +110,9 @@ def build_resources(
     return Resources(
         library=library,
         embedder=embedder,
-        text_search=FullTextFallback(library.store, embedder),
+        text_search=LibrarySearch(
+            library.store, embedder, all_revisions=settings.search_old_revisions
+        ),
         settings=settings,
         visual_search=visual if visual is not None else _visual_search(library, settings),
         llm=models.llm,

@@ -138,12 +138,31 @@ def m005_feedback(db: apsw.Connection) -> None:
     )
 
 
+def m006_revisions(db: apsw.Connection) -> None:
+    # A manual is a line of revisions: each document belongs to one manual (the id of its
+    # first revision) and has a revision number; the newest answers by default. Before
+    # this migration every document was a manual of its own, at revision 1.
+    db.execute(
+        """
+        ALTER TABLE documents ADD COLUMN manual_id INTEGER;
+        ALTER TABLE documents ADD COLUMN revision INTEGER NOT NULL DEFAULT 1;
+        UPDATE documents SET manual_id = id;
+        CREATE INDEX documents_by_manual ON documents(manual_id, revision);
+        CREATE TRIGGER documents_manual AFTER INSERT ON documents
+        WHEN new.manual_id IS NULL BEGIN
+            UPDATE documents SET manual_id = new.id WHERE id = new.id;
+        END;
+        """
+    )
+
+
 MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     m001_initial,
     m002_vectors,
     m003_visual,
     m004_page_fts,
     m005_feedback,
+    m006_revisions,
 ]
 
 

@@ -206,10 +206,12 @@ class Controller(QObject):
         if self.current_job:
             self._send(CancelAnswer(self.current_job))
 
-    def import_paths(self, paths: Iterable[str]) -> None:
+    def import_paths(self, paths: Iterable[str], on_match: str = "keep-both") -> None:
+        """Import files and folders; ``on_match``: what a file named or titled like a
+        manual already there becomes ('revision' or 'keep-both')."""
         paths = tuple(str(p) for p in paths)
         if paths:
-            self._send(ImportRequest(paths))
+            self._send(ImportRequest(paths, on_match))
 
     def cancel_imports(self) -> None:
         self._send(CancelImports())

@@ -50,6 +50,7 @@ class AskRequest:
 @dataclass(frozen=True, slots=True)
 class ImportRequest:
     paths: tuple[str, ...]
+    on_match: str = "keep-both"  # app.library.revisions.OnMatch
 
 
 @dataclass(frozen=True, slots=True)

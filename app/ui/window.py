@@ -37,6 +37,7 @@ from app.ui.conversation import ConversationPanel
 from app.ui.evidence import EvidencePane
 from app.ui.feedback_link import FeedbackLink
 from app.ui.menus import build_menus
+from app.ui.revision_prompt import KEEP_BOTH, ask_on_match, same_named
 from app.ui.sidebar import LibraryPanel
 from app.ui.statusbar import StatusBar
 from app.ui.warmup import WarmUp
@@ -189,6 +190,9 @@ class MainWindow(WindowCommands, QMainWindow):
     def dragLeaveEvent(self, event: QDragLeaveEvent) -> None:
         self._set_dragging(False)
 
+    #: Asks what a file named like a manual already there becomes (tests replace it).
+    choose_on_match = staticmethod(ask_on_match)
+
     def dropEvent(self, event: QDropEvent) -> None:
         self._set_dragging(False)
         paths = local_pdf_paths(event.mimeData().urls())
@@ -206,7 +210,14 @@ class MainWindow(WindowCommands, QMainWindow):
         self.drop_overlay.setVisible(dragging)
 
     def import_paths(self, paths: list[str]) -> None:
-        self.controller.import_paths(paths)
+        on_match = KEEP_BOTH  # a title-only match (not known here) becomes another manual
+        names = same_named(paths, self.library.documents)
+        if names:
+            chosen = self.choose_on_match(self, names)
+            if chosen is None:
+                return
+            on_match = chosen
+        self.controller.import_paths(paths, on_match)
         self.library.queue.queued(tuple(p for p in paths if not Path(p).is_dir()))
         self.status.showMessage(f"Importing {len(paths)} item(s)…", 3000)
 

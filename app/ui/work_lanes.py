@@ -97,6 +97,7 @@ class ImportLane(Lane):
         job, cancel = request
         try:
             if isinstance(job, ImportRequest):
+                self.importer().on_match = job.on_match  # type: ignore[assignment]
                 self._import([Path(p) for p in job.paths], cancel)
             elif isinstance(job, RemoveRequest):
                 self._remove(job.document_id)
@@ -130,7 +131,13 @@ class ImportLane(Lane):
 
     def _reindex(self, document_id: int, cancel: threading.Event) -> None:
         assert self.library is not None
+        from app.library.revisions import revision_of
+
         copy = staged_copy(self.library, document_id)
+        rev = revision_of(self.library.store, document_id)
+        # The newest revision comes back as the newest; an older one as a manual of its own
+        # (its place in the line cannot be taken again).
+        self.importer().on_match = "revision" if rev is None or rev.current else "keep-both"
         try:
             self.library.remove(document_id)
             self._import([copy], cancel)
