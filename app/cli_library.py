@@ -8,6 +8,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 Handler = Callable[[argparse.Namespace, Any], int]
@@ -19,6 +20,34 @@ def add_parsers(sub: Any, with_library: AddLibrary) -> None:
     p = with_library(sub.add_parser("revisions", help="a manual's revisions, newest last"))
     p.add_argument("doc", nargs="?", help="id, file name or title (default: every manual)")
     p.add_argument("--json", action="store_true")
+
+    p = with_library(sub.add_parser("pack", help="export or import a portable manual pack"))
+    p.add_argument("action", choices=["export", "import"])
+    p.add_argument("file", type=Path, help="the .lanternpack file to write or read")
+    p.add_argument("docs", nargs="*", help="export: manuals (id, file name, title); default all")
+
+
+def cmd_pack(args: argparse.Namespace, settings: Any) -> int:
+    from app.cli import _open_library
+    from app.library.packs import PackError, configured_embedder, export_pack, import_pack
+
+    library = _open_library(settings, must_exist=args.action == "export")
+    try:
+        if args.action == "export":
+            report = export_pack(library, args.file, args.docs or None)
+            print(f"exported {len(report.documents)} manual(s) to {report.path}")
+        else:
+            report = import_pack(library, args.file, configured_embedder(settings.embedder))
+            for name in report.imported:
+                print(f"imported {name}")
+            for name in report.skipped:
+                print(f"present  {name}")
+    except PackError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        library.close()
+    return 0
 
 
 def cmd_revisions(args: argparse.Namespace, settings: Any) -> int:
@@ -48,4 +77,5 @@ def cmd_revisions(args: argparse.Namespace, settings: Any) -> int:
 
 COMMANDS: dict[str, Handler] = {
     "revisions": cmd_revisions,
+    "pack": cmd_pack,
 }

@@ -23,6 +23,7 @@ from PySide6.QtGui import QImage
 
 from app.agent.events import Done, Error
 from app.ui.benchmark.messages import BENCH_REPLIES, BenchRequest
+from app.ui.library_messages import PackDone, PackRequest
 from app.ui.messages import (
     AnswerEvent,
     AskRequest,
@@ -79,6 +80,7 @@ class Controller(QObject):
     download_update = Signal(object)  # DownloadUpdate
     feedback_saved = Signal(object)  # FeedbackSaved
     bench_reply = Signal(object)  # a reply of app.ui.benchmark.messages
+    pack_done = Signal(object)  # PackDone
     failure = Signal(str)
     restarted = Signal()  # a new worker (after a crash or a library switch): old queue gone
 
@@ -189,6 +191,7 @@ class Controller(QObject):
                 ModelsListed: self.models_listed,
                 DownloadUpdate: self.download_update,
                 FeedbackSaved: self.feedback_saved,
+                PackDone: self.pack_done,
             }.get(type(reply))
             if signal is not None:
                 signal.emit(reply)
@@ -212,6 +215,10 @@ class Controller(QObject):
         paths = tuple(str(p) for p in paths)
         if paths:
             self._send(ImportRequest(paths, on_match))
+
+    def pack(self, request: PackRequest) -> None:
+        """Export or import a portable pack; ``pack_done`` answers."""
+        self._send(request)
 
     def cancel_imports(self) -> None:
         self._send(CancelImports())

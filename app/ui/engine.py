@@ -25,6 +25,7 @@ from app.ui.benchmark.lane import BenchLane
 from app.ui.benchmark.messages import BenchRequest, BenchStopRequest
 from app.ui.feedback_lane import FeedbackLane
 from app.ui.lanes import WARM, AnswerLane
+from app.ui.library_messages import PackRequest
 from app.ui.messages import (
     AskRequest,
     CancelAnswer,
@@ -124,7 +125,7 @@ class Engine:
             self.answers.put(request)
         elif isinstance(request, CancelAnswer):
             self.answers.cancel_event(request.job).set()
-        elif isinstance(request, ImportRequest | RemoveRequest | ReindexRequest):
+        elif isinstance(request, ImportRequest | RemoveRequest | ReindexRequest | PackRequest):
             self.imports.enqueue(request)
         elif isinstance(request, CancelImports):
             self.imports.cancel_all()

@@ -16,6 +16,7 @@ from app.config import Settings
 from app.library.import_events import ImportProgress, ImportResult
 from app.library.models import DocumentInfo
 from app.ui.benchmark.messages import BenchReply, BenchRequest
+from app.ui.library_messages import PackDone, PackRequest
 
 DEFAULT_ANSWERER = "app.ui.answerers:agent_answerer"
 
@@ -170,6 +171,7 @@ Request = (
     | RightPageRequest
     | AddToBenchmarkRequest
     | BenchRequest
+    | PackRequest
 )
 
 
@@ -307,4 +309,5 @@ Reply = (
     | FeedbackSaved
     | WorkerFailure
     | BenchReply
+    | PackDone
 )

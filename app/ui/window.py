@@ -37,6 +37,7 @@ from app.ui.conversation import ConversationPanel
 from app.ui.evidence import EvidencePane
 from app.ui.feedback_link import FeedbackLink
 from app.ui.menus import build_menus
+from app.ui.pack_commands import PackCommands
 from app.ui.revision_prompt import KEEP_BOTH, ask_on_match, same_named
 from app.ui.sidebar import LibraryPanel
 from app.ui.statusbar import StatusBar
@@ -45,12 +46,12 @@ from app.ui.widgets import named, repolish
 
 
 def local_pdf_paths(urls: list[QUrl]) -> list[str]:
-    """The dropped files and folders worth importing: local PDFs and folders."""
+    """The dropped files and folders worth importing: local PDFs, packs and folders."""
     paths = [Path(u.toLocalFile()) for u in urls if u.isLocalFile()]
-    return [str(p) for p in paths if p.is_dir() or p.suffix.lower() == ".pdf"]
+    return [str(p) for p in paths if p.is_dir() or p.suffix.lower() in (".pdf", ".lanternpack")]
 
 
-class MainWindow(WindowCommands, QMainWindow):
+class MainWindow(WindowCommands, PackCommands, QMainWindow):
     def __init__(
         self,
         controller: Controller,
@@ -118,6 +119,7 @@ class MainWindow(WindowCommands, QMainWindow):
         c.import_queued.connect(lambda q: lib.queue.queued(q.paths))
         c.import_event.connect(lib.queue.add_event)
         c.answer_event.connect(self._answer_event)
+        c.pack_done.connect(self.on_pack_done)
         c.page_ready.connect(self.evidence.on_page_ready)
         c.thumbnails_ready.connect(self.evidence.on_thumbnails)
         c.failure.connect(lambda message: self.status.showMessage(message, 10_000))
@@ -198,7 +200,10 @@ class MainWindow(WindowCommands, QMainWindow):
         paths = local_pdf_paths(event.mimeData().urls())
         if paths:
             event.acceptProposedAction()
-            self.import_paths(paths)
+            packs = [p for p in paths if p.lower().endswith(".lanternpack")]
+            self.import_packs(packs)
+            if len(packs) < len(paths):
+                self.import_paths([p for p in paths if p not in packs])
 
     def _set_dragging(self, dragging: bool) -> None:
         """Say where a drag would go: the whole window shows that it takes the drop."""

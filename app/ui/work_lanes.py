@@ -11,12 +11,13 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pymupdf
 
 from app.library.importer import Importer, ImportProgress, ImportResult, expand_paths
 from app.ui.lanes import Lane, library_state, staged_copy
+from app.ui.library_messages import PackDone, PackRequest
 from app.ui.messages import (
     FileProgress,
     FileResult,
@@ -103,6 +104,8 @@ class ImportLane(Lane):
                 self._remove(job.document_id)
             elif isinstance(job, ReindexRequest):
                 self._reindex(job.document_id, cancel)
+            elif isinstance(job, PackRequest):
+                self._pack(job)
         finally:
             self.cancels.remove(cancel)
 
@@ -123,6 +126,46 @@ class ImportLane(Lane):
                 self._changed()
         if cancel.is_set() and not changed:
             self._changed()
+
+    def _pack(self, request: PackRequest) -> None:
+        """Export or import a pack; an import shows in the import queue like a PDF."""
+        from app.library.packs import PackError, configured_embedder, export_pack, import_pack
+
+        assert self.library is not None
+        path = request.path
+        if request.action == "import":
+            self.send(ImportQueued((path,)))
+
+        def progress(done: int, total: int, text: str) -> None:
+            if request.action == "import":
+                self.send(
+                    ImportEvent(FileProgress(path, "saving", done, max(total, 1), None, text))
+                )
+
+        try:
+            if request.action == "export":
+                docs = list(request.documents) or None
+                report = export_pack(self.library, Path(path), docs, progress)  # type: ignore[arg-type]
+                text = f"Exported {len(report.documents)} manual(s) to {report.path}"
+            else:
+                report = import_pack(
+                    self.library, Path(path), configured_embedder(self.settings.embedder), progress
+                )
+                text = f"Imported {len(report.imported)} manual(s) from {Path(path).name}"
+                if report.skipped:
+                    text += f"; {len(report.skipped)} already there"
+        except (PackError, OSError) as exc:
+            if request.action == "import":
+                self.send(ImportEvent(FileResult(path, "failed", str(exc))))
+            self.send(PackDone(request.action, path, "", str(exc)))
+            return
+        if request.action == "import":
+            pages = sum(d.pages for d in self.library.store.list_documents()
+                        if d.file_name in report.imported)  # fmt: skip
+            status: Literal["imported", "skipped"] = "imported" if report.imported else "skipped"
+            self.send(ImportEvent(FileResult(path, status, text, None, "", pages)))
+            self._changed()
+        self.send(PackDone(request.action, path, text))
 
     def _remove(self, document_id: int) -> None:
         assert self.library is not None
