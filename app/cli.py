@@ -49,6 +49,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = with_library(sub.add_parser("ask", help="ask the manuals a question"))
     p.add_argument("question")
     p.add_argument("--json", action="store_true", help="one JSON event per line")
+    p.add_argument(
+        "--conversation",
+        metavar="ID",
+        help="a follow-up in this conversation (kept in the library)",
+    )
+    p.add_argument(
+        "--all-revisions", action="store_true", help="search older revisions of manuals too"
+    )
 
     p = with_library(sub.add_parser("bench", help="run a benchmark dataset blind"))
     p.add_argument("dataset", type=Path)
@@ -289,10 +297,14 @@ def _answerer(settings: Any) -> Any:
 
 def cmd_ask(args: argparse.Namespace, settings: Any) -> int:
     from app.agent.events import Answer, Error, Token, to_json
+    from app.cli_library import conversation_for
 
+    if args.all_revisions:
+        settings = settings.model_copy(update={"search_old_revisions": True})
     library, answerer = _answerer(settings)
+    chat = conversation_for(library, answerer, args.conversation)
     failed = False
-    for event in answerer.ask(args.question):
+    for event in chat.ask(args.question):
         failed |= isinstance(event, Error) and not event.recoverable
         if args.json:
             print(json.dumps(to_json(event), ensure_ascii=False), flush=True)

@@ -21,10 +21,80 @@ def add_parsers(sub: Any, with_library: AddLibrary) -> None:
     p.add_argument("doc", nargs="?", help="id, file name or title (default: every manual)")
     p.add_argument("--json", action="store_true")
 
+    p = with_library(sub.add_parser("chat", help="a conversation: follow-up questions on stdin"))
+    p.add_argument("--conversation", metavar="ID", help="continue this conversation")
+    p.add_argument("--json", action="store_true", help="one JSON event per line")
+
     p = with_library(sub.add_parser("pack", help="export or import a portable manual pack"))
     p.add_argument("action", choices=["export", "import"])
     p.add_argument("file", type=Path, help="the .lanternpack file to write or read")
     p.add_argument("docs", nargs="*", help="export: manuals (id, file name, title); default all")
+
+
+def conversation_for(library: Any, answerer: Any, conversation_id: str | None) -> Any:
+    """The agent as a Conversation: kept in the library under ``conversation_id``, or a
+    one-off with no history when None."""
+    from app.agent.conversations import ConversationError, Conversations
+    from app.agent.service import Conversation
+
+    if not conversation_id:
+        return Conversation(answerer)
+    try:
+        return Conversation(answerer, Conversations(library.root), conversation_id)
+    except ConversationError as exc:
+        library.close()
+        raise SystemExit(f"error: {exc}") from None
+
+
+def cmd_chat(args: argparse.Namespace, settings: Any) -> int:
+    """Questions from stdin, one a line, each a follow-up of the ones before ('/new' starts
+    another conversation); answers stream as ``ask`` prints them."""
+    from app.agent.conversations import new_id
+    from app.cli import _answerer
+
+    library, answerer = _answerer(settings)
+    chat = conversation_for(library, answerer, args.conversation or new_id())
+    tty = sys.stdin.isatty()
+    if not args.json:
+        print(f"Conversation {chat.id} (a blank line or Ctrl-D ends; /new starts another)")
+    failed = False
+    try:
+        while True:
+            if tty:
+                print("> ", end="", flush=True)
+            line = sys.stdin.readline()
+            question = line.strip()
+            if not question:
+                break
+            if question == "/new":
+                chat = conversation_for(library, answerer, new_id())
+                print(f"Conversation {chat.id}")
+                continue
+            failed |= _show(chat.ask(question), args.json)
+    finally:
+        library.close()
+    return 1 if failed else 0
+
+
+def _show(events: Any, as_json: bool) -> bool:
+    """Print an answer's events like ``ask``; True if it failed."""
+    from app.agent.events import Answer, Error, Token, to_json
+
+    failed = False
+    for event in events:
+        failed |= isinstance(event, Error) and not event.recoverable
+        if as_json:
+            print(json.dumps(to_json(event), ensure_ascii=False), flush=True)
+        elif isinstance(event, Token):
+            print(event.text, end="", flush=True)
+        elif isinstance(event, Answer):
+            print()
+            for i, c in enumerate(event.citations, start=1):
+                print(f"  [{i}] {c.document} p.{c.page}")
+            print()
+        elif isinstance(event, Error) and not event.recoverable:
+            print(f"error: {event.message}", file=sys.stderr)
+    return failed
 
 
 def cmd_pack(args: argparse.Namespace, settings: Any) -> int:
@@ -78,4 +148,5 @@ def cmd_revisions(args: argparse.Namespace, settings: Any) -> int:
 COMMANDS: dict[str, Handler] = {
     "revisions": cmd_revisions,
     "pack": cmd_pack,
+    "chat": cmd_chat,
 }

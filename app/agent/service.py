@@ -267,11 +267,15 @@ def load_programs(tree: Tree, folder: Path) -> list[str]:
 
 
 class Conversation:
-    """A chat with the agent: each question sees the turns before it."""
+    """A chat with the agent: each question sees the turns before it. With ``store`` and
+    ``conversation_id`` (``app.agent.conversations``), the turns are read from and saved
+    to the library, so a later command continues the same conversation."""
 
-    def __init__(self, agent: Tree) -> None:
+    def __init__(self, agent: Tree, store: Any = None, conversation_id: str = "") -> None:
         self.agent = agent
-        self.turns: list[Turn] = []
+        self.store = store
+        self.id = conversation_id
+        self.turns: list[Turn] = store.load(conversation_id) if store is not None else []
 
     def ask(self, question: str, cancel: Cancel = None) -> Iterator[Event]:
         answer: Answer | None = None
@@ -282,6 +286,8 @@ class Conversation:
         if answer is not None:
             labels = tuple(f"{c.title} p.{c.page}" for c in answer.citations)
             self.turns.append(Turn(question, answer.text, labels))
+            if self.store is not None:
+                self.store.append(self.id, self.turns[-1])
 
     def clear(self) -> None:
         self.turns.clear()
