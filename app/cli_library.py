@@ -25,6 +25,17 @@ def add_parsers(sub: Any, with_library: AddLibrary) -> None:
     p.add_argument("--conversation", metavar="ID", help="continue this conversation")
     p.add_argument("--json", action="store_true", help="one JSON event per line")
 
+    p = with_library(sub.add_parser("watch", help="folders Lantern keeps up with"))
+    p.add_argument(
+        "action",
+        choices=["add", "remove", "list", "sync", "run", "prune"],
+        help="add/remove DIR; list; sync now; run (sync, then watch until Ctrl-C); "
+        "prune (remove manuals whose files are gone, after confirming)",
+    )
+    p.add_argument("folder", nargs="?", type=Path)
+    p.add_argument("--yes", action="store_true", help="prune without asking")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+
     p = with_library(sub.add_parser("pack", help="export or import a portable manual pack"))
     p.add_argument("action", choices=["export", "import"])
     p.add_argument("file", type=Path, help="the .lanternpack file to write or read")
@@ -97,6 +108,107 @@ def _show(events: Any, as_json: bool) -> bool:
     return failed
 
 
+def cmd_watch(args: argparse.Namespace, settings: Any) -> int:
+    from app.cli import _open_library
+    from app.library import watch
+
+    if args.action in ("add", "remove") and args.folder is None:
+        print(f"error: watch {args.action} needs a folder", file=sys.stderr)
+        return 2
+    library = _open_library(settings, must_exist=args.action not in ("add", "list"))
+    try:
+        store = library.store
+        if args.action == "add":
+            folder = watch.add_folder(store, args.folder)
+            print(f"watching {folder}")
+            return _sync(library, settings, args.quiet)
+        if args.action == "remove":
+            gone = watch.remove_folder(store, args.folder)
+            print(f"no longer watching {args.folder}" if gone else f"{args.folder} was not watched")
+            return 0 if gone else 1
+        if args.action == "list":
+            for folder in watch.folders(store):
+                print(folder)
+            for item in watch.missing(store):
+                print(f"  missing since {item.since[:10]}: {item.path}")
+            return 0
+        if args.action == "prune":
+            return _prune(library, args.yes)
+        status = _sync(library, settings, args.quiet)
+        if args.action == "run":
+            status = _run_watch(library, settings, args.quiet)
+        return status
+    except watch.WatchError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        library.close()
+
+
+def _sync(library: Any, settings: Any, quiet: bool, only: Path | None = None) -> int:
+    from app.cli import _print_result, _ProgressPrinter
+    from app.library.importer import Importer, ImportProgress, ImportResult
+    from app.library.watch import missing, sync
+
+    progress = _ProgressPrinter(enabled=not quiet)
+    failed = 0
+    for event in sync(library, Importer(library, settings), only):
+        if isinstance(event, ImportProgress):
+            progress.show(event)
+        elif isinstance(event, ImportResult):
+            progress.clear()
+            failed += event.status == "failed"
+            _print_result(event)
+    gone = missing(library.store)
+    if gone:
+        print(
+            f"{len(gone)} watched file(s) are gone; their manuals stay until "
+            "'python -m app watch prune'",
+            file=sys.stderr,
+        )
+    return 1 if failed else 0
+
+
+def _run_watch(library: Any, settings: Any, quiet: bool) -> int:
+    import queue
+
+    from app.library.watch import FolderWatcher, folders
+
+    pending: queue.Queue[Path] = queue.Queue()
+    watcher = FolderWatcher(pending.put)
+    for folder in folders(library.store):
+        watcher.watch(folder)
+    watcher.start()
+    print("watching; Ctrl-C stops", file=sys.stderr)
+    try:
+        while True:
+            _sync(library, settings, quiet, pending.get())
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        watcher.stop()
+
+
+def _prune(library: Any, yes: bool) -> int:
+    from app.library.watch import missing, remove_missing
+
+    gone = missing(library.store)
+    if not gone:
+        print("no watched file is missing")
+        return 0
+    for item in gone:
+        print(f"gone: {item.path}")
+    if not yes:
+        if not sys.stdin.isatty():
+            print("error: pass --yes to remove their manuals", file=sys.stderr)
+            return 2
+        if input(f"Remove the manuals of these {len(gone)} file(s)? [y/N] ").lower() != "y":
+            return 1
+    for name in remove_missing(library):
+        print(f"removed {name}")
+    return 0
+
+
 def cmd_pack(args: argparse.Namespace, settings: Any) -> int:
     from app.cli import _open_library
     from app.library.packs import PackError, configured_embedder, export_pack, import_pack
@@ -149,4 +261,5 @@ COMMANDS: dict[str, Handler] = {
     "revisions": cmd_revisions,
     "pack": cmd_pack,
     "chat": cmd_chat,
+    "watch": cmd_watch,
 }

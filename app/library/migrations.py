@@ -156,6 +156,30 @@ def m006_revisions(db: apsw.Connection) -> None:
     )
 
 
+def m007_watched_folders(db: apsw.Connection) -> None:
+    # Folders Lantern keeps up with, and what it last saw of each PDF in them (size and
+    # modification time, the document it became), so changes made while Lantern was closed
+    # are found at the next start. A file gone from its folder is flagged (missing_since),
+    # never deleted from the library without the technician's confirmation.
+    db.execute(
+        """
+        CREATE TABLE watched_folders (
+            id INTEGER PRIMARY KEY,
+            path TEXT NOT NULL UNIQUE,
+            added_at TEXT NOT NULL
+        );
+        CREATE TABLE watched_files (
+            path TEXT PRIMARY KEY,
+            folder_id INTEGER NOT NULL REFERENCES watched_folders(id) ON DELETE CASCADE,
+            size INTEGER NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            document_id INTEGER,
+            missing_since TEXT
+        );
+        """
+    )
+
+
 MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     m001_initial,
     m002_vectors,
@@ -163,6 +187,7 @@ MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     m004_page_fts,
     m005_feedback,
     m006_revisions,
+    m007_watched_folders,
 ]
 
 

@@ -23,7 +23,7 @@ from PySide6.QtGui import QImage
 
 from app.agent.events import Done, Error
 from app.ui.benchmark.messages import BENCH_REPLIES, BenchRequest
-from app.ui.library_messages import PackDone, PackRequest
+from app.ui.library_messages import PackDone, PackRequest, WatchRequest, WatchState
 from app.ui.messages import (
     AnswerEvent,
     AskRequest,
@@ -81,6 +81,7 @@ class Controller(QObject):
     feedback_saved = Signal(object)  # FeedbackSaved
     bench_reply = Signal(object)  # a reply of app.ui.benchmark.messages
     pack_done = Signal(object)  # PackDone
+    watch_state = Signal(object)  # WatchState
     failure = Signal(str)
     restarted = Signal()  # a new worker (after a crash or a library switch): old queue gone
 
@@ -192,6 +193,7 @@ class Controller(QObject):
                 DownloadUpdate: self.download_update,
                 FeedbackSaved: self.feedback_saved,
                 PackDone: self.pack_done,
+                WatchState: self.watch_state,
             }.get(type(reply))
             if signal is not None:
                 signal.emit(reply)
@@ -215,6 +217,10 @@ class Controller(QObject):
         paths = tuple(str(p) for p in paths)
         if paths:
             self._send(ImportRequest(paths, on_match))
+
+    def watch(self, action: str, path: str = "") -> None:
+        """Watched folders: 'add'/'remove' a folder, 'sync', 'prune'; ``watch_state`` answers."""
+        self._send(WatchRequest(action, path))  # type: ignore[arg-type]
 
     def pack(self, request: PackRequest) -> None:
         """Export or import a portable pack; ``pack_done`` answers."""

@@ -25,7 +25,7 @@ from app.ui.benchmark.lane import BenchLane
 from app.ui.benchmark.messages import BenchRequest, BenchStopRequest
 from app.ui.feedback_lane import FeedbackLane
 from app.ui.lanes import WARM, AnswerLane
-from app.ui.library_messages import PackRequest
+from app.ui.library_messages import PackRequest, WatchRequest
 from app.ui.messages import (
     AskRequest,
     CancelAnswer,
@@ -102,9 +102,11 @@ class Engine:
         self.send(WorkerReady(str(settings.library_dir), mode, models))
         self.pages.put("library")
         self.answers.put(WARM)
+        self.imports.enqueue(WatchRequest("start"))  # catch up on the watched folders
 
     def stop(self) -> None:
         self.idle.stop()
+        self.imports.watching.stop()
         self.imports.cancel_all()
         for cancel in self.answers.cancels.values():
             cancel.set()
@@ -125,7 +127,9 @@ class Engine:
             self.answers.put(request)
         elif isinstance(request, CancelAnswer):
             self.answers.cancel_event(request.job).set()
-        elif isinstance(request, ImportRequest | RemoveRequest | ReindexRequest | PackRequest):
+        elif isinstance(
+            request, ImportRequest | RemoveRequest | ReindexRequest | PackRequest | WatchRequest
+        ):
             self.imports.enqueue(request)
         elif isinstance(request, CancelImports):
             self.imports.cancel_all()

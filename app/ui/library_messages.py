@@ -24,3 +24,21 @@ class PackDone:
     path: str
     text: str
     error: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class WatchRequest:
+    """Watched folders: 'start' (catch up and watch, sent by the worker itself), 'add' or
+    'remove' a folder, 'sync' one (``path``) or all, 'prune' the manuals of missing files."""
+
+    action: Literal["start", "add", "remove", "sync", "prune"]
+    path: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class WatchState:
+    """The watched folders, and the watched files gone from them (manuals kept)."""
+
+    folders: tuple[str, ...]
+    missing: tuple[str, ...] = ()
+    message: str = ""

@@ -16,7 +16,7 @@ from app.config import Settings
 from app.library.import_events import ImportProgress, ImportResult
 from app.library.models import DocumentInfo
 from app.ui.benchmark.messages import BenchReply, BenchRequest
-from app.ui.library_messages import PackDone, PackRequest
+from app.ui.library_messages import PackDone, PackRequest, WatchRequest, WatchState
 
 DEFAULT_ANSWERER = "app.ui.answerers:agent_answerer"
 
@@ -172,6 +172,7 @@ Request = (
     | AddToBenchmarkRequest
     | BenchRequest
     | PackRequest
+    | WatchRequest
 )
 
 
@@ -310,4 +311,5 @@ Reply = (
     | WorkerFailure
     | BenchReply
     | PackDone
+    | WatchState
 )

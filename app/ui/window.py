@@ -42,6 +42,7 @@ from app.ui.revision_prompt import KEEP_BOTH, ask_on_match, same_named
 from app.ui.sidebar import LibraryPanel
 from app.ui.statusbar import StatusBar
 from app.ui.warmup import WarmUp
+from app.ui.watch_commands import WatchCommands
 from app.ui.widgets import named, repolish
 
 
@@ -51,7 +52,7 @@ def local_pdf_paths(urls: list[QUrl]) -> list[str]:
     return [str(p) for p in paths if p.is_dir() or p.suffix.lower() in (".pdf", ".lanternpack")]
 
 
-class MainWindow(WindowCommands, PackCommands, QMainWindow):
+class MainWindow(WindowCommands, PackCommands, WatchCommands, QMainWindow):
     def __init__(
         self,
         controller: Controller,
@@ -120,6 +121,7 @@ class MainWindow(WindowCommands, PackCommands, QMainWindow):
         c.import_event.connect(lib.queue.add_event)
         c.answer_event.connect(self._answer_event)
         c.pack_done.connect(self.on_pack_done)
+        c.watch_state.connect(self.on_watch_state)
         c.page_ready.connect(self.evidence.on_page_ready)
         c.thumbnails_ready.connect(self.evidence.on_thumbnails)
         c.failure.connect(lambda message: self.status.showMessage(message, 10_000))

@@ -17,7 +17,7 @@ import pymupdf
 
 from app.library.importer import Importer, ImportProgress, ImportResult, expand_paths
 from app.ui.lanes import Lane, library_state, staged_copy
-from app.ui.library_messages import PackDone, PackRequest
+from app.ui.library_messages import PackDone, PackRequest, WatchRequest
 from app.ui.messages import (
     FileProgress,
     FileResult,
@@ -34,6 +34,7 @@ from app.ui.messages import (
     Thumbnails,
     ThumbnailsRequest,
 )
+from app.ui.watch_lane import WatchService
 
 
 @dataclass(slots=True)
@@ -77,6 +78,8 @@ class ImportLane(Lane):
         self.on_change = on_change
         self.cancels: list[threading.Event] = []
         self._importer: Importer | None = None
+        self.watching = WatchService(self)
+        self.as_message = as_message
 
     def enqueue(self, request: Any) -> None:
         """Queue a request with its own cancel flag (``cancel_all`` sets every one)."""
@@ -106,6 +109,8 @@ class ImportLane(Lane):
                 self._reindex(job.document_id, cancel)
             elif isinstance(job, PackRequest):
                 self._pack(job)
+            elif isinstance(job, WatchRequest):
+                self.watching.handle(job, cancel)
         finally:
             self.cancels.remove(cancel)
 
