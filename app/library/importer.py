@@ -32,6 +32,7 @@ from app.library.profile import build_profile
 from app.library.revisions import (
     OnMatch,
     conflict_message,
+    title_match_warning,
     distinct_label,
     matching_manual,
     revision_of,
@@ -174,9 +175,13 @@ class Importer:
                     f" their text is not searchable: pages {_page_list(unread)}",
                 )
             title = document_title(doc, raws[0] if raws else None, _readable(path.stem))
-        match = match or matching_manual(self.library.store, path.name, title)
-        if match is not None and self.on_match == "ask":
-            raise ImportFailure(conflict_message(path.name, match))
+        if match is None:
+            match = matching_manual(self.library.store, path.name, title)
+            if match is not None and self.on_match == "ask":
+                # A title alone is a weaker sign than a file name (scans of one manual,
+                # generic headings): kept as another manual, with the choice said.
+                warnings.append(title_match_warning(match))
+                match = None
         as_revision = match is not None and self.on_match == "revision"
         yield ImportProgress(str(path), "saving", 0, 1)
         copy = self.library.keep_copy(data, sha)

@@ -6,7 +6,7 @@ first revision), numbered by ``documents.revision``. Importing a file whose name
 matches a manual already there either records it as that manual's next revision
 (``revision``), keeps it as a separate manual under a distinct label (``keep-both``), or is
 refused with a reason saying how to choose (``ask``, what the command line does without a
-flag). Nothing is deleted: older revisions stay until removed, searchable on request.
+flag; a match by title alone is then kept as another manual with a warning saying so). Nothing is deleted: older revisions stay until removed, searchable on request.
 """
 
 from __future__ import annotations
@@ -126,6 +126,13 @@ def conflict_message(file_name: str, match: Revision) -> str:
         f"{file_name} matches the manual '{match.title}' ({match.file_name}, id "
         f"{match.document_id}) already in the library: import it with --replace to make it "
         f"revision {match.of + 1} of that manual, or --keep-both to keep it as another manual"
+    )
+
+
+def title_match_warning(match: Revision) -> str:
+    return (
+        f"its title matches the manual {match.file_name} (id {match.document_id}); it was kept "
+        "as another manual: if it is a newer revision, remove it and import it with --replace"
     )
 
 

@@ -223,8 +223,7 @@ def test_exit_status_is_zero_when_every_file_is_imported_or_already_present(
 ) -> None:
     library = tmp_path / "library"
     old = pdfs.text_manual_pdf(tmp_path / "old.pdf")
-    # Another title: one with the same title would be a revision to decide on (--replace).
-    new = pdfs.text_manual_pdf(tmp_path / "new.pdf", pages=2, title="Lumen AX-300 Guide")
+    new = pdfs.text_manual_pdf(tmp_path / "new.pdf", pages=2)
     assert app(quick_env, "import", old, "--library", library).returncode == 0
 
     done = app(quick_env, "import", old, new, "--library", library, "--quiet")

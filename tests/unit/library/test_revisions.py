@@ -118,6 +118,16 @@ def test_keep_both_makes_another_manual_with_a_distinct_label(library, tmp_path)
     assert all(r.of == 1 for r in revisions(library.store)), "two manuals of one revision"
 
 
+def test_a_title_match_is_a_revision_on_request_and_said_otherwise(library, tmp_path):
+    other = guide_pdf(tmp_path / "d" / "installer-guide-revD.pdf", 50, "D")
+    [kept] = import_blocking(importer(library, "ask"), [other])
+    assert kept.status == "imported" and "title matches the manual Guide.pdf" in kept.warnings[0]
+    assert all(r.of == 1 for r in revisions(library.store))
+    library.remove(kept.document_id)  # type: ignore[arg-type]
+    [revision] = import_blocking(importer(library, "revision"), [other])
+    assert "revision 2 of 2" in revision.reason
+
+
 def test_a_title_match_counts_too(library):
     match = matching_manual(
         library.store, "installer-guide-revD.pdf", "Northlight Siren Installer Guide"
