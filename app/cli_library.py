@@ -97,6 +97,8 @@ def _show(events: Any, as_json: bool) -> bool:
         if as_json:
             print(json.dumps(to_json(event), ensure_ascii=False), flush=True)
         elif isinstance(event, Token):
+            if event.reset:
+                print("\n[the answer above was not supported by the manuals; revised:]\n")
             print(event.text, end="", flush=True)
         elif isinstance(event, Answer):
             print()

@@ -20,6 +20,7 @@ from typing import Any
 
 from app.agent.degraded import FullTextFallback
 from app.library.embedding import Embedder
+from app.library.models import DocumentInfo
 from app.library.revisions import current_ids, revision_prior
 from app.library.store import Store
 from app.retrieval.text import SearchResult
@@ -58,6 +59,16 @@ class LibrarySearch(FullTextFallback):
             key=lambda p: -p.score,
         )  # fmt: skip
         return replace(result, pages=tuple(pages), confidence=pages[0].confidence)
+
+
+def searched_documents(search: Any) -> list[DocumentInfo]:
+    """The manuals a question can draw on, for the Atlas: the newest revision of each
+    (every revision when older ones are searched too)."""
+    documents = search.store.list_documents()
+    if not isinstance(search, LibrarySearch) or search.all_revisions:
+        return documents  # type: ignore[no-any-return]
+    current = set(current_ids(search.store))
+    return [d for d in documents if d.id in current]
 
 
 def revision_note(store: Store, cited: Sequence[str]) -> str:

@@ -19,6 +19,7 @@ from pathlib import Path
 from app.agent.atlas import build_atlas
 from app.agent.degraded import announce
 from app.agent.events import Answer, Decision, Done, Error, Event, Result
+from app.agent.library_search import searched_documents
 from app.agent.policy import Choice, LlmPolicy, RulePolicy
 from app.agent.state import Found, Task, TreeData, Turn
 from app.agent.tools import Outcome, Resources, Tool, ToolError, default_tools
@@ -73,7 +74,7 @@ class Tree:
     ) -> Iterator[Event]:
         """Answer one question (a follow-up when ``history`` holds the earlier turns)."""
         turns = tuple(t if isinstance(t, Turn) else Turn(t[0], t[1]) for t in history or ())
-        docs = self.resources.library.store.list_documents()
+        docs = searched_documents(self.resources.text_search)
         names = self.resources.text_search.product_names(docs)
         state = TreeData(
             question.strip(), build_atlas(docs, names), turns, max_steps=self.max_steps

@@ -32,10 +32,10 @@ from app.library.profile import build_profile
 from app.library.revisions import (
     OnMatch,
     conflict_message,
-    title_match_warning,
     distinct_label,
     matching_manual,
     revision_of,
+    title_match_warning,
 )
 from app.library.store import NewDocument, PageRecord
 from app.library.symbols import searchable_text

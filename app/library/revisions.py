@@ -6,7 +6,8 @@ first revision), numbered by ``documents.revision``. Importing a file whose name
 matches a manual already there either records it as that manual's next revision
 (``revision``), keeps it as a separate manual under a distinct label (``keep-both``), or is
 refused with a reason saying how to choose (``ask``, what the command line does without a
-flag; a match by title alone is then kept as another manual with a warning saying so). Nothing is deleted: older revisions stay until removed, searchable on request.
+flag; a match by title alone is then kept as another manual with a warning saying so).
+Nothing is deleted: older revisions stay until removed, searchable on request.
 """
 
 from __future__ import annotations

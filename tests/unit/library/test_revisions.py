@@ -97,6 +97,17 @@ def test_a_new_revision_answers_and_the_old_one_stays(library, tmp_path):
     assert {c.document for c in answer.citations} == {"Guide.pdf"}
 
 
+def test_the_atlas_lists_the_newest_revision_only(library, tmp_path):
+    from app.agent.library_search import LibrarySearch, searched_documents
+
+    newer = guide_pdf(tmp_path / "d" / "Guide.pdf", 50, "D")
+    import_blocking(importer(library, "revision"), [newer])
+    default = LibrarySearch(library.store, HashingEmbedder())
+    assert [d.file_name for d in searched_documents(default)] == ["Guide.pdf"]
+    every = LibrarySearch(library.store, HashingEmbedder(), all_revisions=True)
+    assert len(searched_documents(every)) == 2
+
+
 def test_older_revisions_are_searchable_on_request_with_the_newer_first(library, tmp_path):
     import_blocking(
         importer(library, "revision"), [guide_pdf(tmp_path / "d" / "Guide.pdf", 50, "D")]
