@@ -193,6 +193,7 @@ class LibraryState:
 
     documents: tuple[DocumentInfo, ...]
     size_bytes: int = 0
+    revisions: tuple[tuple[int, int, int], ...] = ()  # (document id, revision, of) when of > 1
 
 
 @dataclass(frozen=True, slots=True)

@@ -115,7 +115,7 @@ class MainWindow(WindowCommands, PackCommands, WatchCommands, QMainWindow):
     def _connect(self) -> None:
         c, lib = self.controller, self.library
         c.ready.connect(self.status.set_ready)
-        c.library_changed.connect(lambda s: lib.set_documents(list(s.documents)))
+        c.library_changed.connect(lambda s: lib.set_documents(list(s.documents), s.revisions))
         c.library_changed.connect(self.status.set_library)
         c.import_queued.connect(lambda q: lib.queue.queued(q.paths))
         c.import_event.connect(lib.queue.add_event)

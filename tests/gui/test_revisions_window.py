@@ -3,6 +3,8 @@ becomes the manual's newest, the older one kept."""
 
 from __future__ import annotations
 
+from PySide6.QtWidgets import QLabel
+
 from tests.gui.test_import_drop import drop
 from tests.unit.library.test_revisions import guide_pdf
 
@@ -21,6 +23,10 @@ def test_a_same_named_drop_asks_and_imports_a_new_revision(make_window, tmp_path
         "Guide (rev 1).pdf",
         "Guide.pdf",
     ]
+    rows = [window.library.list.itemWidget(window.library.list.item(i)) for i in range(2)]
+    texts = [" ".join(lbl.text() for lbl in row.findChildren(QLabel)) for row in rows]
+    assert any("Revision 2 of 2 (answers) · imported 20" in t for t in texts)
+    assert any("Revision 1 of 2 (older, searched on request)" in t for t in texts)
 
 
 def test_cancelling_the_question_imports_nothing(make_window, tmp_path, qtbot):
