@@ -42,6 +42,16 @@ def previous_context(state: TreeData) -> PreviousContext:
     return PreviousContext()
 
 
+def follow_up_pages(state: TreeData) -> tuple[tuple[int, int], ...]:
+    """The pages the last answer quoted, when this question follows up on it (it leans on
+    the previous one: see ``policy.follow_up_query``); () otherwise."""
+    from app.agent.policy import follow_up_query
+
+    if not state.history or follow_up_query(state)[0] == state.prompt:
+        return ()
+    return previous_context(state).pages
+
+
 def _resolve(label: str, by_name: dict[str, int]) -> tuple[int, int] | None:
     match = LABEL.match(label.strip())
     if match is None:

@@ -34,10 +34,15 @@ class LibrarySearch(FullTextFallback):
     ) -> None:
         super().__init__(store, embedder, **kwargs)
         self.all_revisions = all_revisions
+        self.context_pages: frozenset[tuple[int, int]] = frozenset()
+        """(document id, page) the last answer quoted, favoured during a follow-up."""
 
     def search(
         self, text: str, k: int = 10, documents: Sequence[int] | None = None
     ) -> SearchResult:
+        return self._with_context(self._search(text, k, documents))
+
+    def _search(self, text: str, k: int, documents: Sequence[int] | None) -> SearchResult:
         if self.all_revisions:
             return self._newer_first(super().search(text, k, documents))
         current = current_ids(self.store)
@@ -51,14 +56,40 @@ class LibrarySearch(FullTextFallback):
 
     def _newer_first(self, result: SearchResult) -> SearchResult:
         prior = revision_prior(self.store)
-        if all(prior.get(p.document_id, 1.0) == 1.0 for p in result.pages):
+        return _weighted(result, lambda p: prior.get(p.document_id, 1.0))
+
+    def _with_context(self, result: SearchResult) -> SearchResult:
+        if not self.context_pages:
             return result
-        pages = sorted(
-            (replace(p, score=round(p.score * prior.get(p.document_id, 1.0), 6))
-             for p in result.pages),
-            key=lambda p: -p.score,
-        )  # fmt: skip
-        return replace(result, pages=tuple(pages), confidence=pages[0].confidence)
+        context = self.context_pages
+        return _weighted(
+            result, lambda p: CONTEXT_PAGE_WEIGHT if (p.document_id, p.page) in context else 1.0
+        )
+
+
+CONTEXT_PAGE_WEIGHT = 1.15
+"""How much a page the last answer quoted is favoured in a follow-up's searches."""
+
+
+def _weighted(result: SearchResult, weight: Any) -> SearchResult:
+    """The result with each page's score multiplied by ``weight(page)``, re-sorted."""
+    weights = [weight(p) for p in result.pages]
+    if all(w == 1.0 for w in weights):
+        return result
+    pages = sorted(
+        (
+            replace(p, score=round(p.score * w, 6))
+            for p, w in zip(result.pages, weights, strict=True)
+        ),
+        key=lambda p: -p.score,
+    )
+    return replace(result, pages=tuple(pages), confidence=pages[0].confidence)
+
+
+def set_context_pages(search: Any, pages: Sequence[tuple[int, int]]) -> None:
+    """Tell the agent's search which pages the question follows up on (none: ())."""
+    if isinstance(search, LibrarySearch):
+        search.context_pages = frozenset(pages)
 
 
 def searched_documents(search: Any) -> list[DocumentInfo]:

@@ -19,7 +19,8 @@ from pathlib import Path
 from app.agent.atlas import build_atlas
 from app.agent.degraded import announce
 from app.agent.events import Answer, Decision, Done, Error, Event, Result
-from app.agent.library_search import searched_documents
+from app.agent.follow_up import follow_up_pages
+from app.agent.library_search import searched_documents, set_context_pages
 from app.agent.policy import Choice, LlmPolicy, RulePolicy
 from app.agent.state import Found, Task, TreeData, Turn
 from app.agent.tools import Outcome, Resources, Tool, ToolError, default_tools
@@ -79,6 +80,8 @@ class Tree:
         state = TreeData(
             question.strip(), build_atlas(docs, names), turns, max_steps=self.max_steps
         )
+        # A follow-up's searches favour the pages the last answer quoted.
+        set_context_pages(self.resources.text_search, follow_up_pages(state))
         trace = TraceRecorder(state.prompt, self.mode, turns)
         trace.atlas(state.atlas.render())
         self.resources.clock.reset()

@@ -88,3 +88,28 @@ def test_chat_answers_follow_ups_on_stdin(sample_library, cli_settings, capsys, 
     assert len(answers) == 2
     starts = [e for e in events if e["type"] == "decision" and e["step"] == 1]
     assert "aux" in starts[1]["inputs"]["query"].lower() and starts[1]["inputs"]["documents"]
+
+
+def test_a_follow_up_favours_the_pages_the_last_answer_quoted(
+    make_agent: Callable[..., Tree], sample_library: Library
+) -> None:
+    agent = make_agent()
+    chat = Conversation(agent)
+    [first] = [e for e in chat.ask(AUX) if isinstance(e, Answer)]
+    quoted = {(sample_library.store.get_document(c.title).id, c.page) for c in first.citations}  # type: ignore[union-attr]
+    search = agent.resources.text_search
+
+    plain = search.search("fuse rating")
+    search.context_pages = frozenset(quoted)
+    favoured = search.search("fuse rating")
+    search.context_pages = frozenset()
+    before = {(p.document_id, p.page): p.score for p in plain.pages}
+    after = {(p.document_id, p.page): p.score for p in favoured.pages}
+    shared = [key for key in quoted if key in before]
+    assert shared, "the quoted page is among the results"
+    assert all(after[key] > before[key] for key in shared)
+
+    list(chat.ask(FOLLOW_UP))
+    assert search.context_pages == frozenset(quoted), "set for the follow-up"
+    list(agent.ask("How do I reset the installer code?"))
+    assert search.context_pages == frozenset(), "a question without history: none"
