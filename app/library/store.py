@@ -330,10 +330,27 @@ class Store:
                 for cid in chunk_ids:
                     db.execute("DELETE FROM vec_chunks WHERE rowid = ?", (cid,))
                     db.execute("DELETE FROM vec_chunks_bits WHERE rowid = ?", (cid,))
+            row = db.execute(
+                "SELECT manual_id, file_name FROM documents WHERE id = ?", (doc_id,)
+            ).fetchone()
             db.execute("DELETE FROM chunks WHERE document_id = ?", (doc_id,))
             db.execute("DELETE FROM pages WHERE document_id = ?", (doc_id,))
             db.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
-            return bool(db.changes())
+            existed = bool(db.changes())
+            if row is not None:
+                self._relabel_newest(db, int(row[0] or doc_id), str(row[1]))
+            return existed
+
+    def _relabel_newest(self, db: apsw.Connection, manual_id: int, name: str) -> None:
+        """After the newest revision is removed, the one that answers now takes back the
+        manual's file name ('Guide (rev 1).pdf' -> 'Guide.pdf')."""
+        newest = db.execute(
+            "SELECT id, revision, file_name FROM documents WHERE manual_id = ?"
+            " ORDER BY revision DESC LIMIT 1",
+            (manual_id,),
+        ).fetchone()
+        if newest is not None and newest[2] == revision_label(name, int(newest[1])):  # type: ignore[arg-type]
+            db.execute("UPDATE documents SET file_name = ? WHERE id = ?", (name, newest[0]))
 
     # ---- vector index ------------------------------------------------------------------
     def embedder_name(self) -> str | None:

@@ -108,6 +108,16 @@ def test_the_atlas_lists_the_newest_revision_only(library, tmp_path):
     assert len(searched_documents(every)) == 2
 
 
+def test_removing_the_newest_revision_lets_the_older_answer_again(library, tmp_path):
+    newer = guide_pdf(tmp_path / "d" / "Guide.pdf", 50, "D")
+    [result] = import_blocking(importer(library, "revision"), [newer])
+    assert result.status == "imported"
+    library.remove("Guide.pdf")
+    [left] = revisions(library.store)
+    assert (left.file_name, left.revision, left.of) == ("Guide.pdf", 1, 1)
+    assert "30 m" in ask(library).text
+
+
 def test_older_revisions_are_searchable_on_request_with_the_newer_first(library, tmp_path):
     import_blocking(
         importer(library, "revision"), [guide_pdf(tmp_path / "d" / "Guide.pdf", 50, "D")]
