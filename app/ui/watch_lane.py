@@ -76,6 +76,8 @@ class WatchService:
 
     def _sync(self, only: Path | None, cancel: threading.Event) -> None:
         store = self.lane.library.store
+        if not watch.folders(store):
+            return  # no importer (nor embedder) is made for a library that watches nothing
         todo = [
             str(p)
             for folder in watch.folders(store)
