@@ -13,6 +13,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from app.cli_library import COMMANDS as LIBRARY_COMMANDS
+from app.cli_library import add_parsers as add_library_parsers
 from app.config import SettingsError, load_settings
 
 
@@ -27,6 +29,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = with_library(sub.add_parser("import", help="import PDFs or folders of PDFs"))
     p.add_argument("paths", nargs="+", type=Path)
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    same = p.add_mutually_exclusive_group()
+    same.add_argument(
+        "--replace",
+        action="store_true",
+        help="a file named or titled like a manual already there is its newer revision",
+    )
+    same.add_argument("--keep-both", action="store_true", help="... or another manual beside it")
 
     p = with_library(sub.add_parser("list", help="list the manuals in the library"))
     p.add_argument("--json", action="store_true")
@@ -40,6 +49,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = with_library(sub.add_parser("ask", help="ask the manuals a question"))
     p.add_argument("question")
     p.add_argument("--json", action="store_true", help="one JSON event per line")
+    p.add_argument(
+        "--conversation",
+        metavar="ID",
+        help="a follow-up in this conversation (kept in the library)",
+    )
+    p.add_argument(
+        "--all-revisions", action="store_true", help="search older revisions of manuals too"
+    )
 
     p = with_library(sub.add_parser("bench", help="run a benchmark dataset blind"))
     p.add_argument("dataset", type=Path)
@@ -73,6 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     p = with_library(sub.add_parser("open", help="open the window (the default)"))
+    add_library_parsers(sub, with_library)
     return parser
 
 
@@ -114,6 +132,7 @@ def cmd_import(args: argparse.Namespace, settings: Any) -> int:
         return 1
     library = _open_library(settings)
     importer = Importer(library, settings)
+    importer.on_match = "revision" if args.replace else "keep-both" if args.keep_both else "ask"
     progress = _ProgressPrinter(enabled=not args.quiet)
     failed = 0
     for event in importer.import_paths(args.paths):
@@ -135,6 +154,8 @@ def _print_result(result: Any) -> None:
     extra = f", {result.ocr_pages} OCR'd" if result.ocr_pages else ""
     verb = "imported" if result.status == "imported" else "present "
     print(f"{verb} {name}: {result.pages} pages{extra} ({result.seconds:.1f} s)", file=sys.stderr)
+    if result.status == "imported" and result.reason:
+        print(f"  as {result.reason}", file=sys.stderr)
     for warning in result.warnings:
         print(f"  warning: {warning}", file=sys.stderr)
 
@@ -263,7 +284,7 @@ def cmd_models(args: argparse.Namespace, settings: Any) -> int:
 
 def _answerer(settings: Any) -> Any:
     from app.agent.service import build_answerer
-    from app.library.embedding import make_embedder
+    from app.library.embedding import safe_embedder
 
     library = _open_library(settings, must_exist=True)
     if not library.store.list_documents():
@@ -271,15 +292,19 @@ def _answerer(settings: Any) -> Any:
         raise SystemExit(
             f"error: the library at {settings.library_dir} is empty: import manuals first"
         )
-    return library, build_answerer(library, settings, embedder=make_embedder(settings.embedder))
+    return library, build_answerer(library, settings, embedder=safe_embedder(settings.embedder))
 
 
 def cmd_ask(args: argparse.Namespace, settings: Any) -> int:
     from app.agent.events import Answer, Error, Token, to_json
+    from app.cli_library import conversation_for
 
+    if args.all_revisions:
+        settings = settings.model_copy(update={"search_old_revisions": True})
     library, answerer = _answerer(settings)
+    chat = conversation_for(library, answerer, args.conversation)
     failed = False
-    for event in answerer.ask(args.question):
+    for event in chat.ask(args.question):
         failed |= isinstance(event, Error) and not event.recoverable
         if args.json:
             print(json.dumps(to_json(event), ensure_ascii=False), flush=True)
@@ -455,4 +480,5 @@ COMMANDS = {
     "screenshot": cmd_screenshot,
     "bench": cmd_bench,
     "optimize": cmd_optimize,
+    **LIBRARY_COMMANDS,
 }

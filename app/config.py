@@ -18,6 +18,9 @@ from pydantic import BaseModel, Field, ValidationError
 
 APP_NAME = "Lantern"
 REPO_ROOT = Path(__file__).resolve().parent.parent
+LLM_OFF = "none"
+"""What the ``llm`` setting holds in no-LLM mode; an empty value means 'pick one'."""
+LLM_OFF_WORDS = frozenset({"none", "off", "no", "no-llm", "false", "0"})
 
 
 def default_data_dir() -> Path:
@@ -85,6 +88,21 @@ class Settings(BaseModel):
         default=12.0, ge=1.0, le=512.0, description="Most memory loaded models may use together."
     )
     max_steps: int = Field(default=6, ge=1, le=20, description="Most agent steps per question.")
+    search_old_revisions: bool = Field(
+        default=False,
+        description="Also search older revisions of manuals (the newest still takes precedence).",
+    )
+    idle_unload_minutes: float = Field(
+        default=10.0,
+        ge=0.0,
+        le=1440.0,
+        description="Unload a model nobody has used for this many minutes; 0 = keep it loaded.",
+    )
+
+    @property
+    def llm_off(self) -> bool:
+        """True when the ``llm`` setting asks for no-LLM mode ('none'), not for a choice."""
+        return self.llm.strip().lower() in LLM_OFF_WORDS
 
     @classmethod
     def describe(cls) -> list[tuple[str, str, str]]:

@@ -16,6 +16,7 @@ from typing import Any, Literal, TypeVar
 
 import dspy
 
+from app.agent.follow_up import render_sources
 from app.agent.state import Found, TreeData
 from app.runtime.types import Cancel, TextBackend
 
@@ -74,7 +75,9 @@ def render_environment(state: TreeData, limit: int = ENV_CHARS) -> str:
 def render_history(state: TreeData) -> str:
     if not state.history:
         return "(this is the first question)"
-    return "\n".join(f"Q: {t.question}\nA: {t.answer[:600]}" for t in state.history[-4:])
+    return "\n".join(
+        f"Q: {t.question}\nA: {t.answer[:600]}{render_sources(t)}" for t in state.history[-4:]
+    )
 
 
 def render_tasks(state: TreeData) -> str:

@@ -93,3 +93,8 @@ Event = Decision | Status | Result | Token | Answer | Error | Done
 
 def to_json(event: Event) -> dict[str, Any]:
     return asdict(event)
+
+
+FALLBACK_TOOL = "fallback"
+"""The ``tool`` of a Status event saying a model could not load and Lantern runs without it
+(search on full text only); the window shows it in the status bar."""

@@ -319,11 +319,13 @@ def _score(
 
 
 def _chunk_cosines(store: Store, result: SearchResult, ids: set[int]) -> dict[int, float]:
-    """Cosine of each chunk's stored vector to the question's (none without vectors)."""
-    if result.query_vector is None or not ids:
+    """Cosine of each chunk's stored vector to the question's (none without vectors, or
+    when the question has none: the embedder failed and search runs on full text)."""
+    query = result.query_vector
+    if query is None or not ids or not query.any():
         return {}
     vectors = VectorIndex(store).get(sorted(ids))
-    return {cid: float(vec @ result.query_vector) for cid, vec in vectors.items()}
+    return {cid: float(vec @ query) for cid, vec in vectors.items() if vec.shape == query.shape}
 
 
 def _compose(

@@ -17,7 +17,10 @@ from collections.abc import Callable, Generator, Iterator, Sequence
 from pathlib import Path
 
 from app.agent.atlas import build_atlas
+from app.agent.degraded import announce
 from app.agent.events import Answer, Decision, Done, Error, Event, Result
+from app.agent.follow_up import follow_up_pages
+from app.agent.library_search import searched_documents, set_context_pages
 from app.agent.policy import Choice, LlmPolicy, RulePolicy
 from app.agent.state import Found, Task, TreeData, Turn
 from app.agent.tools import Outcome, Resources, Tool, ToolError, default_tools
@@ -72,11 +75,13 @@ class Tree:
     ) -> Iterator[Event]:
         """Answer one question (a follow-up when ``history`` holds the earlier turns)."""
         turns = tuple(t if isinstance(t, Turn) else Turn(t[0], t[1]) for t in history or ())
-        docs = self.resources.library.store.list_documents()
+        docs = searched_documents(self.resources.text_search)
         names = self.resources.text_search.product_names(docs)
         state = TreeData(
             question.strip(), build_atlas(docs, names), turns, max_steps=self.max_steps
         )
+        # A follow-up's searches favour the pages the last answer quoted.
+        set_context_pages(self.resources.text_search, follow_up_pages(state))
         trace = TraceRecorder(state.prompt, self.mode, turns)
         trace.atlas(state.atlas.render())
         self.resources.clock.reset()
@@ -103,6 +108,9 @@ class Tree:
             if isinstance(event, Error):
                 trace.error(event)
             elif isinstance(event, Answer):
+                # The answer says once that search ran on full text only (see degraded).
+                before, event = announce(self.resources.text_search, event)
+                yield from before
                 trace.answer(event)
             yield event
             if cancelled():

@@ -23,6 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from app.agent.follow_up import previous_context
 from app.agent.state import TreeData
 from app.agent.tools import ExternalClock, Tool
 from app.agent.tools.answer import AnswerInputs
@@ -39,7 +40,9 @@ STRONG_CONFIDENCE = 0.8
 COMPARISON = frozenset("compare comparison difference differences differ versus vs both".split())
 MAX_PRODUCTS = 3
 UNREAD = "the decision could not be read (fields missing or malformed)"
-_REFERS_BACK = frozenset("it its that this those these they them same also there".split())
+_REFERS_BACK = frozenset(
+    "it its that this those these they them same also there one ones other".split()
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +81,14 @@ class RulePolicy:
         if "text_search" not in tools or state.searches:
             return None
         query, why = follow_up_query(state)
-        return Choice("text_search", TextSearchInputs(query=query), why, "rules")
+        documents: list[int] = []
+        if query != state.prompt and not state.atlas.products_named(state.prompt):
+            # A follow-up that names no manual: first where the last answer was found.
+            documents = list(previous_context(state).documents)
+            if documents:
+                why += f", within {', '.join(state.atlas.titles(documents))} as last time"
+        inputs = TextSearchInputs(query=query, documents=documents)
+        return Choice("text_search", inputs, why, "rules")
 
     def _per_product(self, state: TreeData, tools: Mapping[str, Tool]) -> Choice | None:
         """A comparison of several products gets one search within each product's manuals,

@@ -24,15 +24,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from app.agent.degraded import DegradingEmbedder
 from app.agent.events import Answer, Event
+from app.agent.library_search import LibrarySearch
 from app.agent.loop import Tree
 from app.agent.policy import LlmPolicy
 from app.agent.state import Turn
 from app.agent.tools import Resources
 from app.config import Settings
-from app.library.embedding import Embedder, make_embedder
+from app.library.embedding import Embedder, safe_embedder
 from app.library.library import Library
-from app.retrieval.text import TextSearch
 from app.runtime.types import Cancel
 
 log = logging.getLogger(__name__)
@@ -104,12 +105,14 @@ def build_resources(
     visual: Any = None,
 ) -> Resources:
     """What the tools need: the text search, the visual search if set up, the models."""
-    embedder = embedder or make_embedder(settings.embedder)
+    embedder = DegradingEmbedder(embedder or safe_embedder(settings.embedder))
     models = models or ModelChoice(None, None, "no models")
     return Resources(
         library=library,
         embedder=embedder,
-        text_search=TextSearch(library.store, embedder),
+        text_search=LibrarySearch(
+            library.store, embedder, all_revisions=settings.search_old_revisions
+        ),
         settings=settings,
         visual_search=visual if visual is not None else _visual_search(library, settings),
         llm=models.llm,
@@ -264,11 +267,15 @@ def load_programs(tree: Tree, folder: Path) -> list[str]:
 
 
 class Conversation:
-    """A chat with the agent: each question sees the turns before it."""
+    """A chat with the agent: each question sees the turns before it. With ``store`` and
+    ``conversation_id`` (``app.agent.conversations``), the turns are read from and saved
+    to the library, so a later command continues the same conversation."""
 
-    def __init__(self, agent: Tree) -> None:
+    def __init__(self, agent: Tree, store: Any = None, conversation_id: str = "") -> None:
         self.agent = agent
-        self.turns: list[Turn] = []
+        self.store = store
+        self.id = conversation_id
+        self.turns: list[Turn] = store.load(conversation_id) if store is not None else []
 
     def ask(self, question: str, cancel: Cancel = None) -> Iterator[Event]:
         answer: Answer | None = None
@@ -279,6 +286,8 @@ class Conversation:
         if answer is not None:
             labels = tuple(f"{c.title} p.{c.page}" for c in answer.citations)
             self.turns.append(Turn(question, answer.text, labels))
+            if self.store is not None:
+                self.store.append(self.id, self.turns[-1])
 
     def clear(self) -> None:
         self.turns.clear()

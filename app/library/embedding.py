@@ -187,3 +187,31 @@ def make_embedder(setting: str = "minilm") -> Embedder:
         embedder = TransformersEmbedder(path, f"folder:{path.name}")
     _CACHE[setting] = embedder
     return embedder
+
+
+class UnavailableEmbedder:
+    """Stands in for an embedder that cannot be made (its package or folder is missing):
+    every use raises ``EmbedderError`` with the reason, so search can fall back to full text
+    instead of the whole answerer failing to start."""
+
+    def __init__(self, setting: str, reason: str) -> None:
+        self.name = f"unavailable:{setting}"
+        self.reason = reason
+
+    @property
+    def dim(self) -> int:
+        raise EmbedderError(self.reason)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        raise EmbedderError(self.reason)
+
+    def embed_batches(self, texts: Sequence[str]) -> Iterator[np.ndarray]:
+        raise EmbedderError(self.reason)
+
+
+def safe_embedder(setting: str = "minilm") -> Embedder:
+    """``make_embedder``, or an ``UnavailableEmbedder`` saying why it cannot be made."""
+    try:
+        return make_embedder(setting)
+    except EmbedderError as exc:
+        return UnavailableEmbedder(setting, str(exc))

@@ -29,6 +29,14 @@ from app.library.library import Library
 from app.library.models import PageContent, TextLine
 from app.library.ocr import OcrEngine, OcrLine, make_ocr_engine
 from app.library.profile import build_profile
+from app.library.revisions import (
+    OnMatch,
+    conflict_message,
+    distinct_label,
+    matching_manual,
+    revision_of,
+    title_match_warning,
+)
 from app.library.store import NewDocument, PageRecord
 from app.library.symbols import searchable_text
 from app.library.textquality import needs_ocr
@@ -83,6 +91,9 @@ class Importer:
         self._ocr = ocr
         #: A ColQwen backend to use instead of the configured one (tests pass a fake).
         self.visual_backend: object | None = None
+        #: A file matching a manual already there by name or title: refused with a reason
+        #: ("ask"), a new revision of it ("revision"), or another manual ("keep-both").
+        self.on_match: OnMatch = "ask"
 
     @property
     def ocr(self) -> OcrEngine | None:
@@ -142,6 +153,9 @@ class Importer:
                 existing.pages,
                 existing.ocr_pages,
             )
+        match = matching_manual(self.library.store, path.name)
+        if match is not None and self.on_match == "ask":
+            raise ImportFailure(conflict_message(path.name, match))
         doc = _open_pdf(path, data)
         with doc:
             raws = yield from self._read_pages(path, doc, cancel)
@@ -161,11 +175,19 @@ class Importer:
                     f" their text is not searchable: pages {_page_list(unread)}",
                 )
             title = document_title(doc, raws[0] if raws else None, _readable(path.stem))
+        if match is None:
+            match = matching_manual(self.library.store, path.name, title)
+            if match is not None and self.on_match == "ask":
+                # A title alone is a weaker sign than a file name (scans of one manual,
+                # generic headings): kept as another manual, with the choice said.
+                warnings.append(title_match_warning(match))
+                match = None
+        as_revision = match is not None and self.on_match == "revision"
         yield ImportProgress(str(path), "saving", 0, 1)
         copy = self.library.keep_copy(data, sha)
         new = NewDocument(
             sha256=sha,
-            file_name=path.name,
+            file_name=path.name if as_revision else distinct_label(self.library.store, path.name),
             title=title,
             source_path=str(copy.relative_to(self.library.root)),
             pages=[_page_record(p, t) for p, t in zip(pages, thumbs, strict=True)],
@@ -173,15 +195,18 @@ class Importer:
             chunk_search_texts=search_texts,
             vectors=vectors,
             profile=build_profile(title, path.name, pages),
+            revision_of=match.manual_id if as_revision and match is not None else None,
         )
         self.library.store.ensure_embedder(self.embedder.name, self.embedder.dim)
         doc_id = self.library.store.add_document(new)
         yield ImportProgress(str(path), "saving", 1, 1)
         ocr_pages = sum(1 for p in pages if p.ocr)
+        rev = revision_of(self.library.store, doc_id)
+        note = f"{rev.label()} of {rev.title}" if rev is not None and rev.of > 1 else ""
         return ImportResult(
             str(path),
             "imported",
-            "",
+            note,
             doc_id,
             title,
             len(pages),

@@ -180,6 +180,48 @@ def m006_porter_fts(db: apsw.Connection) -> None:
         )
 
 
+def m007_revisions(db: apsw.Connection) -> None:
+    # A manual is a line of revisions: each document belongs to one manual (the id of its
+    # first revision) and has a revision number; the newest answers by default. Before
+    # this migration every document was a manual of its own, at revision 1.
+    db.execute(
+        """
+        ALTER TABLE documents ADD COLUMN manual_id INTEGER;
+        ALTER TABLE documents ADD COLUMN revision INTEGER NOT NULL DEFAULT 1;
+        UPDATE documents SET manual_id = id;
+        CREATE INDEX documents_by_manual ON documents(manual_id, revision);
+        CREATE TRIGGER documents_manual AFTER INSERT ON documents
+        WHEN new.manual_id IS NULL BEGIN
+            UPDATE documents SET manual_id = new.id WHERE id = new.id;
+        END;
+        """
+    )
+
+
+def m008_watched_folders(db: apsw.Connection) -> None:
+    # Folders Lantern keeps up with, and what it last saw of each PDF in them (size and
+    # modification time, the document it became), so changes made while Lantern was closed
+    # are found at the next start. A file gone from its folder is flagged (missing_since),
+    # never deleted from the library without the technician's confirmation.
+    db.execute(
+        """
+        CREATE TABLE watched_folders (
+            id INTEGER PRIMARY KEY,
+            path TEXT NOT NULL UNIQUE,
+            added_at TEXT NOT NULL
+        );
+        CREATE TABLE watched_files (
+            path TEXT PRIMARY KEY,
+            folder_id INTEGER NOT NULL REFERENCES watched_folders(id) ON DELETE CASCADE,
+            size INTEGER NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            document_id INTEGER,
+            missing_since TEXT
+        );
+        """
+    )
+
+
 MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     m001_initial,
     m002_vectors,
@@ -187,6 +229,8 @@ MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     m004_page_fts,
     m005_feedback,
     m006_porter_fts,
+    m007_revisions,
+    m008_watched_folders,
 ]
 
 

@@ -62,6 +62,14 @@ class NewDocument:
     chunk_search_texts: list[str]
     vectors: np.ndarray  # (len(chunks), dim) float32, L2-normalised
     profile: ManualProfile = field(default_factory=ManualProfile)
+    revision_of: int | None = None
+    """The manual (``documents.manual_id``) this is a newer revision of; None: a new manual."""
+
+
+def revision_label(file_name: str, revision: int) -> str:
+    """The label of an older revision: 'Guide.pdf', revision 1 -> 'Guide (rev 1).pdf'."""
+    path = Path(file_name)
+    return f"{path.stem} (rev {revision}){path.suffix}"
 
 
 def lines_to_json(lines: Sequence[TextLine]) -> str:
@@ -184,7 +192,20 @@ class Store:
                 "WHERE file_name = ? OR title = ? OR (length(?) >= 8 AND sha256 LIKE ? || '%')",
                 (ref, ref, ref, ref),
             )
+        if len(rows) > 1:  # a label shared by revisions of one manual: the newest
+            current = set(self.current_revision_ids())
+            rows = [r for r in rows if r.id in current]
         return rows[0] if len(rows) == 1 else None
+
+    def current_revision_ids(self) -> list[int]:
+        """The newest revision of every manual (what answers by default), by id."""
+        return [
+            r[0]
+            for r in self.db.execute(
+                "SELECT id FROM documents d WHERE NOT EXISTS (SELECT 1 FROM documents n"
+                " WHERE n.manual_id = d.manual_id AND n.revision > d.revision) ORDER BY id"
+            )
+        ]
 
     def _documents(self, where: str, args: tuple[object, ...]) -> list[DocumentInfo]:
         sql = (
@@ -212,8 +233,9 @@ class Store:
         with self.transaction() as db:
             db.execute(
                 "INSERT INTO documents(sha256, file_name, title, page_count, ocr_pages,"
-                " imported_at, profile, source_path)"
-                " VALUES (?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%SZ','now'), ?, ?)",
+                " imported_at, profile, source_path, manual_id, revision)"
+                " VALUES (?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%SZ','now'), ?, ?, ?,"
+                " (SELECT COALESCE(MAX(revision), 0) + 1 FROM documents WHERE manual_id = ?))",
                 (
                     doc.sha256,
                     doc.file_name,
@@ -222,12 +244,27 @@ class Store:
                     sum(1 for p in doc.pages if p.ocr),
                     json.dumps(doc.profile.to_dict(), ensure_ascii=False),
                     doc.source_path,
+                    doc.revision_of,
+                    doc.revision_of,
                 ),
             )
             doc_id = int(db.last_insert_rowid())
+            if doc.revision_of is not None:
+                self._relabel_older(db, doc.revision_of, doc_id, doc.file_name)
             self._insert_pages(db, doc_id, doc.pages)
             self._insert_chunks(db, doc_id, doc)
         return doc_id
+
+    def _relabel_older(self, db: apsw.Connection, manual_id: int, new_id: int, name: str) -> None:
+        """Older revisions filed under the new one's name become 'Name (rev 1).pdf', so a
+        file name still names one document (citations, page previews, ``remove``)."""
+        rows = db.execute(
+            "SELECT id, revision FROM documents WHERE manual_id = ? AND id != ? AND file_name = ?",
+            (manual_id, new_id, name),
+        ).fetchall()
+        for old_id, revision in rows:
+            label = revision_label(name, int(revision))  # type: ignore[arg-type]
+            db.execute("UPDATE documents SET file_name = ? WHERE id = ?", (label, old_id))
 
     def _insert_pages(self, db: apsw.Connection, doc_id: int, pages: list[PageRecord]) -> None:
         for page in pages:
@@ -293,10 +330,27 @@ class Store:
                 for cid in chunk_ids:
                     db.execute("DELETE FROM vec_chunks WHERE rowid = ?", (cid,))
                     db.execute("DELETE FROM vec_chunks_bits WHERE rowid = ?", (cid,))
+            row = db.execute(
+                "SELECT manual_id, file_name FROM documents WHERE id = ?", (doc_id,)
+            ).fetchone()
             db.execute("DELETE FROM chunks WHERE document_id = ?", (doc_id,))
             db.execute("DELETE FROM pages WHERE document_id = ?", (doc_id,))
             db.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
-            return bool(db.changes())
+            existed = bool(db.changes())
+            if row is not None:
+                self._relabel_newest(db, int(row[0] or doc_id), str(row[1]))
+            return existed
+
+    def _relabel_newest(self, db: apsw.Connection, manual_id: int, name: str) -> None:
+        """After the newest revision is removed, the one that answers now takes back the
+        manual's file name ('Guide (rev 1).pdf' -> 'Guide.pdf')."""
+        newest = db.execute(
+            "SELECT id, revision, file_name FROM documents WHERE manual_id = ?"
+            " ORDER BY revision DESC LIMIT 1",
+            (manual_id,),
+        ).fetchone()
+        if newest is not None and newest[2] == revision_label(name, int(newest[1])):  # type: ignore[arg-type]
+            db.execute("UPDATE documents SET file_name = ? WHERE id = ?", (name, newest[0]))
 
     # ---- vector index ------------------------------------------------------------------
     def embedder_name(self) -> str | None:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from app.config import REPO_ROOT, Settings
+from app.runtime.idle import MemoryUse
 from app.runtime.model_files import (
     GB,
     KINDS,
@@ -379,3 +380,15 @@ def shared_registry(settings: Settings) -> ModelRegistry:
             registry.settings = settings
             registry.scan(refresh=True)
         return registry
+
+
+def shared_registries() -> list[ModelRegistry]:
+    """Every registry ``shared_registry`` handed out in this process (for idle unloading)."""
+    with _SHARED_LOCK:
+        return list(_SHARED.values())
+
+
+def memory_use(settings: Settings) -> MemoryUse:
+    """The memory budget and what this process's shared registries hold loaded now."""
+    loaded = sum(r.loaded_bytes() for r in shared_registries())
+    return MemoryUse(int(settings.memory_budget_gb * GB), loaded, settings.idle_unload_minutes)

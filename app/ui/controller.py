@@ -23,6 +23,7 @@ from PySide6.QtGui import QImage
 
 from app.agent.events import Done, Error
 from app.ui.benchmark.messages import BENCH_REPLIES, BenchRequest
+from app.ui.library_messages import PackDone, PackRequest, WatchRequest, WatchState
 from app.ui.messages import (
     AnswerEvent,
     AskRequest,
@@ -79,6 +80,8 @@ class Controller(QObject):
     download_update = Signal(object)  # DownloadUpdate
     feedback_saved = Signal(object)  # FeedbackSaved
     bench_reply = Signal(object)  # a reply of app.ui.benchmark.messages
+    pack_done = Signal(object)  # PackDone
+    watch_state = Signal(object)  # WatchState
     failure = Signal(str)
     restarted = Signal()  # a new worker (after a crash or a library switch): old queue gone
 
@@ -189,6 +192,8 @@ class Controller(QObject):
                 ModelsListed: self.models_listed,
                 DownloadUpdate: self.download_update,
                 FeedbackSaved: self.feedback_saved,
+                PackDone: self.pack_done,
+                WatchState: self.watch_state,
             }.get(type(reply))
             if signal is not None:
                 signal.emit(reply)
@@ -206,10 +211,20 @@ class Controller(QObject):
         if self.current_job:
             self._send(CancelAnswer(self.current_job))
 
-    def import_paths(self, paths: Iterable[str]) -> None:
+    def import_paths(self, paths: Iterable[str], on_match: str = "keep-both") -> None:
+        """Import files and folders; ``on_match``: what a file named or titled like a
+        manual already there becomes ('revision' or 'keep-both')."""
         paths = tuple(str(p) for p in paths)
         if paths:
-            self._send(ImportRequest(paths))
+            self._send(ImportRequest(paths, on_match))
+
+    def watch(self, action: str, path: str = "") -> None:
+        """Watched folders: 'add'/'remove' a folder, 'sync', 'prune'; ``watch_state`` answers."""
+        self._send(WatchRequest(action, path))  # type: ignore[arg-type]
+
+    def pack(self, request: PackRequest) -> None:
+        """Export or import a portable pack; ``pack_done`` answers."""
+        self._send(request)
 
     def cancel_imports(self) -> None:
         self._send(CancelImports())

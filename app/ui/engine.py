@@ -20,10 +20,12 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from app.library.library import Library
+from app.runtime.idle import IdleUnloader
 from app.ui.benchmark.lane import BenchLane
 from app.ui.benchmark.messages import BenchRequest, BenchStopRequest
 from app.ui.feedback_lane import FeedbackLane
 from app.ui.lanes import WARM, AnswerLane
+from app.ui.library_messages import PackRequest, WatchRequest
 from app.ui.messages import (
     AskRequest,
     CancelAnswer,
@@ -59,6 +61,13 @@ class Outbox:
             self.conn.send(reply)
 
 
+def idle_unloader(settings: Any) -> IdleUnloader:
+    """Unloads the worker's idle models after ``idle_unload_minutes`` (0: never)."""
+    from app.runtime.registry import shared_registries
+
+    return IdleUnloader(shared_registries, settings.idle_unload_minutes)
+
+
 class Engine:
     """Routes the window's requests to the lanes."""
 
@@ -73,6 +82,7 @@ class Engine:
         self.pages = PagesLane("pages", settings, self.send)
         self.bench = BenchLane(settings, self.send, config.answerer, self._library_changed)
         self.feedback = FeedbackLane(settings, self.send)
+        self.idle = idle_unloader(settings)
 
     def start(self) -> None:
         settings = self.config.settings
@@ -85,13 +95,18 @@ class Engine:
         for lane in (self.answers, self.imports, self.pages, self.feedback):
             lane.start()
         self.bench.start()
-        mode = f"LLM · {settings.llm}" if settings.llm else "no-LLM"
-        models = tuple(m for m in (settings.embedder, settings.llm, settings.vlm) if m)
+        self.idle.start()
+        llm = "" if settings.llm_off else settings.llm
+        mode = f"LLM · {llm}" if llm else "no-LLM"
+        models = tuple(m for m in (settings.embedder, llm, settings.vlm) if m)
         self.send(WorkerReady(str(settings.library_dir), mode, models))
         self.pages.put("library")
         self.answers.put(WARM)
+        self.imports.enqueue(WatchRequest("start"))  # catch up on the watched folders
 
     def stop(self) -> None:
+        self.idle.stop()
+        self.imports.watching.stop()
         self.imports.cancel_all()
         for cancel in self.answers.cancels.values():
             cancel.set()
@@ -112,7 +127,9 @@ class Engine:
             self.answers.put(request)
         elif isinstance(request, CancelAnswer):
             self.answers.cancel_event(request.job).set()
-        elif isinstance(request, ImportRequest | RemoveRequest | ReindexRequest):
+        elif isinstance(
+            request, ImportRequest | RemoveRequest | ReindexRequest | PackRequest | WatchRequest
+        ):
             self.imports.enqueue(request)
         elif isinstance(request, CancelImports):
             self.imports.cancel_all()

@@ -180,7 +180,10 @@ def library_state(library: Library) -> LibraryState:
             size += path.stat().st_size if path.is_file() else 0
         except OSError:
             continue
-    return LibraryState(tuple(library.store.list_documents()), size)
+    from app.library.revisions import revisions
+
+    several = tuple((r.document_id, r.revision, r.of) for r in revisions(library.store) if r.of > 1)
+    return LibraryState(tuple(library.store.list_documents()), size, several)
 
 
 def staged_copy(library: Library, document_id: int) -> Path:

@@ -36,8 +36,9 @@ def _action(
 
 
 MENUS: dict[str, list[str | None]] = {
-    "&File": ["open_library", None, "import", "import_folder", None, "reindex", "remove", None,
-              "quit"],
+    "&File": ["open_library", None, "import", "import_folder", None, "import_pack",
+              "export_pack", "export_selected_pack", None, "watch_folder", "remove_missing",
+              None, "reindex", "remove", None, "quit"],
     "&Edit": ["copy_answer", "new_conversation", None, "find", "ask", None, "settings"],
     "&View": ["zoom_in", "zoom_out", "fit", None, "prev_page", "next_page", None,
               "reasoning", None, "library", "evidence"],
@@ -72,6 +73,13 @@ def make_actions(window: MainWindow) -> dict[str, QAction]:
         "open_library": _action(w, "Open &Library…", w.choose_library),
         "import": _action(w, "&Import Manuals…", w.choose_files, key.Open),
         "import_folder": _action(w, "Import &Folder…", w.choose_folder, "Ctrl+Shift+O"),
+        "import_pack": _action(w, "Import &Pack…", w.import_pack),
+        "watch_folder": _action(w, "&Watch Folder…", w.watch_folder),
+        "remove_missing": _action(w, "Remove Missing Manuals…", w.remove_missing),
+        "export_pack": _action(w, "&Export Pack…", w.export_pack),
+        "export_selected_pack": _action(
+            w, "Export Selected Manual as Pac&k…", w.export_selected_pack
+        ),
         "reindex": _action(w, "&Re-index Selected Manual", w.reindex_selected),
         "remove": _action(w, "Re&move Selected Manual", w.remove_selected),
         "quit": _action(w, "&Quit Lantern", w.close, key.Quit, role.QuitRole),

@@ -16,6 +16,7 @@ from app.config import Settings
 from app.library.import_events import ImportProgress, ImportResult
 from app.library.models import DocumentInfo
 from app.ui.benchmark.messages import BenchReply, BenchRequest
+from app.ui.library_messages import PackDone, PackRequest, WatchRequest, WatchState
 
 DEFAULT_ANSWERER = "app.ui.answerers:agent_answerer"
 
@@ -50,6 +51,7 @@ class AskRequest:
 @dataclass(frozen=True, slots=True)
 class ImportRequest:
     paths: tuple[str, ...]
+    on_match: str = "keep-both"  # app.library.revisions.OnMatch
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,6 +171,8 @@ Request = (
     | RightPageRequest
     | AddToBenchmarkRequest
     | BenchRequest
+    | PackRequest
+    | WatchRequest
 )
 
 
@@ -189,6 +193,7 @@ class LibraryState:
 
     documents: tuple[DocumentInfo, ...]
     size_bytes: int = 0
+    revisions: tuple[tuple[int, int, int], ...] = ()  # (document id, revision, of) when of > 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,6 +262,7 @@ class Thumbnails:
 class ModelsListed:
     rows: tuple[Any, ...]  # app.runtime.download.ModelRow
     error: str = ""
+    memory: str = ""  # app.runtime.idle.MemoryUse.describe(): budget, loaded, idle unloading
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,4 +311,6 @@ Reply = (
     | FeedbackSaved
     | WorkerFailure
     | BenchReply
+    | PackDone
+    | WatchState
 )

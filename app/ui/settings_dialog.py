@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.config import Settings
+from app.config import LLM_OFF, Settings
 from app.runtime.model_files import RUNTIME_OVERHEAD
 from app.ui.messages import DownloadUpdate, ModelsListed
 from app.ui.settings_form import SettingsForm
@@ -39,6 +39,13 @@ PURPOSE = {
 }
 COLUMNS = ("Model", "Used for", "Size", "Memory", "Fits", "Where", "")
 COLUMN_WIDTHS = (240, 200, 70, 80, 40, 100, 96)
+
+
+def memory_text(settings: Settings) -> str:
+    """The budget line shown before the worker reports what is loaded."""
+    idle = settings.idle_unload_minutes
+    after = f"models idle for {idle:g} min are unloaded" if idle > 0 else "idle models stay loaded"
+    return f"Memory budget {settings.memory_budget_gb:.1f} GB · {after}"
 
 
 def in_use(row: Any, settings: Settings) -> bool:
@@ -57,7 +64,11 @@ class ModelsDialog(QDialog):
         self.settings = settings
         self.bars: dict[str, QProgressBar] = {}
         self.mode = QComboBox()
-        self.mode.addItem("No LLM: answers quote the manuals (works on any machine)", "")
+        self.mode.addItem("No LLM: answers quote the manuals (works on any machine)", LLM_OFF)
+        self.mode.addItem("Automatic: the best installed LLM, else no LLM", "")
+        self._select_mode()
+        self.memory = named(QLabel(memory_text(settings)), "docMeta")
+        self.memory.setWordWrap(True)
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
         self.table.verticalHeader().hide()
@@ -95,6 +106,7 @@ class ModelsDialog(QDialog):
         mode_row.addWidget(self.mode, 1)
         layout.addLayout(mode_row)
         layout.addWidget(self.table, 1)
+        layout.addWidget(self.memory)
         layout.addWidget(self.note)
         return page
 
@@ -104,6 +116,12 @@ class ModelsDialog(QDialog):
         area.setWidgetResizable(True)
         return area
 
+    def _select_mode(self) -> None:
+        wanted = LLM_OFF if self.settings.llm_off else self.settings.llm
+        current = self.mode.findData(wanted)
+        if current >= 0:
+            self.mode.setCurrentIndex(current)
+
     # ---- models ------------------------------------------------------------------------------
     def set_models(self, listed: ModelsListed) -> None:
         rows = list(listed.rows)
@@ -112,8 +130,9 @@ class ModelsDialog(QDialog):
             self._fill_row(index, row)
             if row.kind == "llm" and row.location != "not downloaded":
                 self.mode.addItem(f"LLM: {row.name}", row.name)
-        current = self.mode.findData(self.settings.llm)
-        self.mode.setCurrentIndex(max(current, 0))
+        self._select_mode()
+        if listed.memory:
+            self.memory.setText(listed.memory)
         installed = sum(1 for r in rows if r.location != "not downloaded")
         self.note.setText(
             listed.error
@@ -169,8 +188,9 @@ class ModelsDialog(QDialog):
         if settings is None:
             return
         llm = self.mode.currentData()
-        models_known = self.table.rowCount() > 0  # else the combo only knows "no LLM"
-        if models_known and llm is not None and llm != settings.llm:
+        # A configured model the combo does not list (models not listed yet) is kept.
+        listed = self.mode.findData(self.settings.llm) >= 0 or self.settings.llm_off
+        if listed and llm is not None and llm != settings.llm:
             settings = settings.model_copy(update={"llm": llm})
         self.saved.emit(settings)
         self.accept()

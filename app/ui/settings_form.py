@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 from PySide6.QtWidgets import (
+    QCheckBox,
     QDoubleSpinBox,
     QFormLayout,
     QLabel,
@@ -20,7 +21,7 @@ from PySide6.QtWidgets import (
 from app.config import Settings
 from app.ui.widgets import named
 
-Editor = QSpinBox | QDoubleSpinBox | QLineEdit
+Editor = QSpinBox | QDoubleSpinBox | QLineEdit | QCheckBox
 
 
 def _bounds(name: str) -> tuple[float, float]:
@@ -49,7 +50,10 @@ def make_editor(name: str, value: Any) -> Editor:
     annotation = Settings.model_fields[name].annotation
     low, high = _bounds(name)
     editor: Editor
-    if annotation is int:
+    if annotation is bool:
+        editor = QCheckBox()
+        editor.setChecked(bool(value))
+    elif annotation is int:
         editor = QSpinBox()
         editor.setRange(
             int(low if low is not None else 0), int(high if high is not None else 10**6)
@@ -69,6 +73,8 @@ def make_editor(name: str, value: Any) -> Editor:
 
 
 def editor_value(editor: Editor) -> Any:
+    if isinstance(editor, QCheckBox):
+        return editor.isChecked()
     if isinstance(editor, QSpinBox | QDoubleSpinBox):
         return editor.value()
     return editor.text().strip()

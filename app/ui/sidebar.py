@@ -4,6 +4,8 @@ to do while the library is empty."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from PySide6.QtCore import QPoint, QSize, Qt, Signal, SignalInstance
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -39,8 +41,22 @@ def describe(doc: DocumentInfo) -> tuple[str, str]:
     return " · ".join(what), f"{doc.pages} pages{ocr}"
 
 
+def revision_text(doc: DocumentInfo, revision: tuple[int, int] | None) -> str:
+    """'Revision 2 of 2 (answers) · imported 2026-11-25', or '' for a single revision."""
+    if revision is None:
+        return ""
+    number, of = revision
+    role = "answers" if number == of else "older, searched on request"
+    return f"Revision {number} of {of} ({role}) · imported {doc.imported_at[:10]}"
+
+
 class DocumentRow(QWidget):
-    def __init__(self, doc: DocumentInfo, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        doc: DocumentInfo,
+        revision: tuple[int, int] | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__(parent)
         what, pages = describe(doc)
         title = named(QLabel(doc.title or doc.file_name), "docTitle")
@@ -49,7 +65,9 @@ class DocumentRow(QWidget):
         layout.setContentsMargins(10, 7, 10, 7)
         layout.setSpacing(1)
         layout.addWidget(title)
-        for text in (what, pages):
+        for text in (what, pages, revision_text(doc, revision)):
+            if not text:
+                continue
             label = named(QLabel(text), "docMeta")
             label.setWordWrap(True)
             layout.addWidget(label)
@@ -113,14 +131,19 @@ class LibraryPanel(QWidget):
         actions.addWidget(self.remove_button)
         return actions
 
-    def set_documents(self, documents: list[DocumentInfo]) -> None:
+    def set_documents(
+        self, documents: list[DocumentInfo], revisions: Sequence[tuple[int, int, int]] = ()
+    ) -> None:
+        """Show the manuals; ``revisions`` (document id, revision, of) mark the documents
+        of manuals that have several revisions."""
         selected = self.selected()
+        by_id = {doc_id: (rev, of) for doc_id, rev, of in revisions}
         self.documents = list(documents)
         self.list.clear()
         for doc in self.documents:
             item = QListWidgetItem()
             item.setData(Qt.ItemDataRole.UserRole, doc)
-            row = DocumentRow(doc)
+            row = DocumentRow(doc, by_id.get(doc.id))
             item.setSizeHint(row.sizeHint() + QSize(0, 2))
             self.list.addItem(item)
             self.list.setItemWidget(item, row)

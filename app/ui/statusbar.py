@@ -41,6 +41,12 @@ class StatusBar(QStatusBar):
         self.models.setText(f"Models: {names}" if names else "")
         self.models.setToolTip(f"Library: {ready.library_dir}")
 
+    def set_degraded(self, message: str) -> None:
+        """A model could not load and Lantern runs without it (e.g. full-text search only):
+        said in the models label, which stays until the worker restarts."""
+        self.models.setText(f"{self.models.text()} · full-text search only".lstrip(" ·"))
+        self.models.setToolTip(message)
+
     def set_library(self, state: LibraryState) -> None:
         docs = len(state.documents)
         pages = sum(d.pages for d in state.documents)

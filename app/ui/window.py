@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QStackedWidget,
 )
 
-from app.agent.events import Answer, CitationOut
+from app.agent.events import FALLBACK_TOOL, Answer, CitationOut, Status
 from app.config import Settings
 from app.ui.benchmark.panel import BenchmarkPanel
 from app.ui.commands import WindowCommands
@@ -37,19 +37,22 @@ from app.ui.conversation import ConversationPanel
 from app.ui.evidence import EvidencePane
 from app.ui.feedback_link import FeedbackLink
 from app.ui.menus import build_menus
+from app.ui.pack_commands import PackCommands
+from app.ui.revision_prompt import KEEP_BOTH, ask_on_match, same_named
 from app.ui.sidebar import LibraryPanel
 from app.ui.statusbar import StatusBar
 from app.ui.warmup import WarmUp
+from app.ui.watch_commands import WatchCommands
 from app.ui.widgets import named, repolish
 
 
 def local_pdf_paths(urls: list[QUrl]) -> list[str]:
-    """The dropped files and folders worth importing: local PDFs and folders."""
+    """The dropped files and folders worth importing: local PDFs, packs and folders."""
     paths = [Path(u.toLocalFile()) for u in urls if u.isLocalFile()]
-    return [str(p) for p in paths if p.is_dir() or p.suffix.lower() == ".pdf"]
+    return [str(p) for p in paths if p.is_dir() or p.suffix.lower() in (".pdf", ".lanternpack")]
 
 
-class MainWindow(WindowCommands, QMainWindow):
+class MainWindow(WindowCommands, PackCommands, WatchCommands, QMainWindow):
     def __init__(
         self,
         controller: Controller,
@@ -112,11 +115,13 @@ class MainWindow(WindowCommands, QMainWindow):
     def _connect(self) -> None:
         c, lib = self.controller, self.library
         c.ready.connect(self.status.set_ready)
-        c.library_changed.connect(lambda s: lib.set_documents(list(s.documents)))
+        c.library_changed.connect(lambda s: lib.set_documents(list(s.documents), s.revisions))
         c.library_changed.connect(self.status.set_library)
         c.import_queued.connect(lambda q: lib.queue.queued(q.paths))
         c.import_event.connect(lib.queue.add_event)
         c.answer_event.connect(self._answer_event)
+        c.pack_done.connect(self.on_pack_done)
+        c.watch_state.connect(self.on_watch_state)
         c.page_ready.connect(self.evidence.on_page_ready)
         c.thumbnails_ready.connect(self.evidence.on_thumbnails)
         c.failure.connect(lambda message: self.status.showMessage(message, 10_000))
@@ -155,6 +160,8 @@ class MainWindow(WindowCommands, QMainWindow):
         self.conversation.add_event(job, event)
         if isinstance(event, Answer) and job == self.controller.current_job:
             self.evidence.show_answer(event)
+        elif isinstance(event, Status) and event.tool == FALLBACK_TOOL:
+            self.status.set_degraded(event.message)
         self._update_work()
 
     def show_citation(self, citation: CitationOut) -> None:
@@ -187,12 +194,18 @@ class MainWindow(WindowCommands, QMainWindow):
     def dragLeaveEvent(self, event: QDragLeaveEvent) -> None:
         self._set_dragging(False)
 
+    #: Asks what a file named like a manual already there becomes (tests replace it).
+    choose_on_match = staticmethod(ask_on_match)
+
     def dropEvent(self, event: QDropEvent) -> None:
         self._set_dragging(False)
         paths = local_pdf_paths(event.mimeData().urls())
         if paths:
             event.acceptProposedAction()
-            self.import_paths(paths)
+            packs = [p for p in paths if p.lower().endswith(".lanternpack")]
+            self.import_packs(packs)
+            if len(packs) < len(paths):
+                self.import_paths([p for p in paths if p not in packs])
 
     def _set_dragging(self, dragging: bool) -> None:
         """Say where a drag would go: the whole window shows that it takes the drop."""
@@ -204,7 +217,14 @@ class MainWindow(WindowCommands, QMainWindow):
         self.drop_overlay.setVisible(dragging)
 
     def import_paths(self, paths: list[str]) -> None:
-        self.controller.import_paths(paths)
+        on_match = KEEP_BOTH  # a title-only match (not known here) becomes another manual
+        names = same_named(paths, self.library.documents)
+        if names:
+            chosen = self.choose_on_match(self, names)
+            if chosen is None:
+                return
+            on_match = chosen
+        self.controller.import_paths(paths, on_match)
         self.library.queue.queued(tuple(p for p in paths if not Path(p).is_dir()))
         self.status.showMessage(f"Importing {len(paths)} item(s)…", 3000)
 

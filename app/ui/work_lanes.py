@@ -11,12 +11,13 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pymupdf
 
 from app.library.importer import Importer, ImportProgress, ImportResult, expand_paths
 from app.ui.lanes import Lane, library_state, staged_copy
+from app.ui.library_messages import PackDone, PackRequest, WatchRequest
 from app.ui.messages import (
     FileProgress,
     FileResult,
@@ -33,6 +34,7 @@ from app.ui.messages import (
     Thumbnails,
     ThumbnailsRequest,
 )
+from app.ui.watch_lane import WatchService
 
 
 @dataclass(slots=True)
@@ -76,6 +78,8 @@ class ImportLane(Lane):
         self.on_change = on_change
         self.cancels: list[threading.Event] = []
         self._importer: Importer | None = None
+        self.watching = WatchService(self)
+        self.as_message = as_message
 
     def enqueue(self, request: Any) -> None:
         """Queue a request with its own cancel flag (``cancel_all`` sets every one)."""
@@ -97,11 +101,16 @@ class ImportLane(Lane):
         job, cancel = request
         try:
             if isinstance(job, ImportRequest):
+                self.importer().on_match = job.on_match  # type: ignore[assignment]
                 self._import([Path(p) for p in job.paths], cancel)
             elif isinstance(job, RemoveRequest):
                 self._remove(job.document_id)
             elif isinstance(job, ReindexRequest):
                 self._reindex(job.document_id, cancel)
+            elif isinstance(job, PackRequest):
+                self._pack(job)
+            elif isinstance(job, WatchRequest):
+                self.watching.handle(job, cancel)
         finally:
             self.cancels.remove(cancel)
 
@@ -123,6 +132,46 @@ class ImportLane(Lane):
         if cancel.is_set() and not changed:
             self._changed()
 
+    def _pack(self, request: PackRequest) -> None:
+        """Export or import a pack; an import shows in the import queue like a PDF."""
+        from app.library.packs import PackError, configured_embedder, export_pack, import_pack
+
+        assert self.library is not None
+        path = request.path
+        if request.action == "import":
+            self.send(ImportQueued((path,)))
+
+        def progress(done: int, total: int, text: str) -> None:
+            if request.action == "import":
+                self.send(
+                    ImportEvent(FileProgress(path, "saving", done, max(total, 1), None, text))
+                )
+
+        try:
+            if request.action == "export":
+                docs = list(request.documents) or None
+                report = export_pack(self.library, Path(path), docs, progress)  # type: ignore[arg-type]
+                text = f"Exported {len(report.documents)} manual(s) to {report.path}"
+            else:
+                report = import_pack(
+                    self.library, Path(path), configured_embedder(self.settings.embedder), progress
+                )
+                text = f"Imported {len(report.imported)} manual(s) from {Path(path).name}"
+                if report.skipped:
+                    text += f"; {len(report.skipped)} already there"
+        except (PackError, OSError) as exc:
+            if request.action == "import":
+                self.send(ImportEvent(FileResult(path, "failed", str(exc))))
+            self.send(PackDone(request.action, path, "", str(exc)))
+            return
+        if request.action == "import":
+            pages = sum(d.pages for d in self.library.store.list_documents()
+                        if d.file_name in report.imported)  # fmt: skip
+            status: Literal["imported", "skipped"] = "imported" if report.imported else "skipped"
+            self.send(ImportEvent(FileResult(path, status, text, None, "", pages)))
+            self._changed()
+        self.send(PackDone(request.action, path, text))
+
     def _remove(self, document_id: int) -> None:
         assert self.library is not None
         self.library.remove(document_id)
@@ -130,7 +179,13 @@ class ImportLane(Lane):
 
     def _reindex(self, document_id: int, cancel: threading.Event) -> None:
         assert self.library is not None
+        from app.library.revisions import revision_of
+
         copy = staged_copy(self.library, document_id)
+        rev = revision_of(self.library.store, document_id)
+        # The newest revision comes back as the newest; an older one as a manual of its own
+        # (its place in the line cannot be taken again).
+        self.importer().on_match = "revision" if rev is None or rev.current else "keep-both"
         try:
             self.library.remove(document_id)
             self._import([copy], cancel)
@@ -186,8 +241,10 @@ class PagesLane(Lane):
 
     def _models(self) -> ModelsListed:
         from app.runtime.download import list_models
+        from app.runtime.registry import memory_use
 
         try:
-            return ModelsListed(tuple(list_models(self.settings)))
+            memory = memory_use(self.settings).describe()
+            return ModelsListed(tuple(list_models(self.settings)), memory=memory)
         except Exception as exc:
             return ModelsListed((), f"cannot list models: {exc}")

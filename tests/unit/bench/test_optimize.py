@@ -40,7 +40,7 @@ from app.bench.optimize import (
     to_example,
 )
 from app.config import Settings
-from app.library.embedding import HashingEmbedder
+from app.library.embedding import make_embedder
 from app.library.importer import Importer, import_blocking
 from app.library.library import Library
 from app.runtime.fake import FakeLLM
@@ -106,10 +106,11 @@ def _text(value: Any) -> str:
 
 @pytest.fixture(scope="module")
 def imported(sample_manuals_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """The sample manuals imported once (hashing embedder, no OCR); tests copy the folder."""
+    """The sample manuals imported once (the MiniLM embedder the app ranks with, no OCR);
+    tests copy the folder."""
     root = tmp_path_factory.mktemp("optimize") / "library"
     library = Library.open(root)
-    importer = Importer(library, Settings(ocr_engine="none"), embedder=HashingEmbedder())
+    importer = Importer(library, Settings(ocr_engine="none"), embedder=make_embedder("minilm"))
     assert {r.status for r in import_blocking(importer, [sample_manuals_dir])} == {"imported"}
     library.close()
     yield root
@@ -131,14 +132,14 @@ def items(sample_manuals_dir: Path) -> list[BenchItem]:
 
 
 def settings_for(library: Library) -> Settings:
-    return Settings(library_dir=library.root, ocr_engine="none", embedder="hashing")
+    return Settings(library_dir=library.root, ocr_engine="none", embedder="minilm")
 
 
 def fresh_agent(library: Library, model: ChatModel) -> Any:
     return build_answerer(
         library,
         settings_for(library),
-        embedder=HashingEmbedder(),
+        embedder=make_embedder("minilm"),
         models=ModelChoice(lambda: model.llm, None, "test"),
     )
 
@@ -154,7 +155,7 @@ def test_miprov2_optimises_saves_a_version_and_a_fresh_agent_loads_it(
         items,
         backend=model.llm,
         budget=Budget(auto=None, candidates=2, trials=4),
-        embedder=HashingEmbedder(),
+        embedder=make_embedder("minilm"),
         progress=seen.append,
         dataset="questions.json",
     )
@@ -200,7 +201,7 @@ def test_gepa_optimises_with_the_reflection_of_the_same_model(
         backend=model.llm,
         optimizer="gepa",
         budget=Budget(auto=None, metric_calls=12),
-        embedder=HashingEmbedder(),
+        embedder=make_embedder("minilm"),
     )
 
     assert report.optimizer == "gepa" and report.version == "v0001" and report.path
@@ -298,7 +299,7 @@ def test_stopping_ends_the_run_without_saving(library: Library, items: list[Benc
         items,
         backend=model.llm,
         budget=Budget(auto=None, candidates=2, trials=2),
-        embedder=HashingEmbedder(),
+        embedder=make_embedder("minilm"),
         progress=runs.append,
         should_stop=lambda: len(runs) >= 4,
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -292,3 +293,41 @@ def test_the_worker_lanes_share_one_registry_per_models_folder(tmp_path: Path) -
     assert "new-llm" not in {m.id for m in registry.models("llm")}
     make_model(tmp_path / "a" / "new-llm", LLAMA)
     assert "new-llm" in {m.id for m in shared_registry(one).models("llm")}, "found on next use"
+
+
+def test_the_idle_unloader_unloads_what_nobody_used(budgeted: ModelRegistry) -> None:
+    from app.runtime.idle import IdleUnloader
+
+    a, b = budgeted.get("a"), budgeted.get("b")
+    a.load(), b.load()
+    a.last_used -= 120  # a: two minutes ago; b: just now
+    unloader = IdleUnloader(lambda: [budgeted], idle_minutes=1, check_every=0.05)
+    unloader.start()
+    try:
+        deadline = time.monotonic() + 5
+        while CountingBackend.unloads != ["a"] and time.monotonic() < deadline:
+            time.sleep(0.02)
+    finally:
+        unloader.stop()
+    assert CountingBackend.unloads == ["a"]
+    assert [h.info.id for h in budgeted.loaded()] == ["b"]
+
+
+def test_idle_unloading_is_off_at_zero_minutes(budgeted: ModelRegistry) -> None:
+    from app.runtime.idle import IdleUnloader
+
+    unloader = IdleUnloader(lambda: [budgeted], idle_minutes=0)
+    unloader.start()
+    assert unloader._thread is None
+
+
+def test_the_worker_starts_idle_unloading_from_the_setting(tmp_path: Path) -> None:
+    from app.runtime.idle import MemoryUse
+    from app.ui.engine import idle_unloader
+
+    settings = Settings(models_dir=tmp_path / "m", library_dir=tmp_path / "l")
+    assert idle_unloader(settings).max_idle_s == 600
+    quick = settings.model_copy(update={"idle_unload_minutes": 2})
+    assert idle_unloader(quick).max_idle_s == 120
+    text = MemoryUse(12 * GB, 3 * GB, 2).describe()
+    assert "12.0 GB" in text and "3.0 GB" in text and "2 min" in text

@@ -1,0 +1,118 @@
+"""The text search the agent uses: full-text fallback, and revisions.
+
+By default only the newest revision of each manual is searched, so a manual re-issued
+under the same name answers from its latest text. With ``all_revisions`` (setting
+``search_old_revisions``, ``ask --all-revisions``) older revisions are searched too and
+the newer takes precedence: each page's score is multiplied by
+``app.library.revisions.revision_prior``.
+
+Note for the ranker: the prior is applied here, after ``TextSearch.search`` ranked the
+pages. Inside ``TextSearch`` it belongs beside ``_document_prior`` (in ``_rank_pages``
+and ``_rerank``: ``score * _document_prior(...) * prior.get(doc_id, 1.0)``), which would
+also let it act before the re-rank cut.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from app.agent.degraded import FullTextFallback
+from app.library.embedding import Embedder
+from app.library.models import DocumentInfo
+from app.library.revisions import current_ids, revision_prior
+from app.library.store import Store
+from app.retrieval.text import SearchResult
+
+
+class LibrarySearch(FullTextFallback):
+    """Text search over the newest revision of every manual (all revisions on request)."""
+
+    def __init__(
+        self, store: Store, embedder: Embedder, all_revisions: bool = False, **kwargs: Any
+    ) -> None:
+        super().__init__(store, embedder, **kwargs)
+        self.all_revisions = all_revisions
+        self.context_pages: frozenset[tuple[int, int]] = frozenset()
+        """(document id, page) the last answer quoted, favoured during a follow-up."""
+
+    def search(
+        self, text: str, k: int = 10, documents: Sequence[int] | None = None
+    ) -> SearchResult:
+        return self._with_context(self._search(text, k, documents))
+
+    def _search(self, text: str, k: int, documents: Sequence[int] | None) -> SearchResult:
+        if self.all_revisions:
+            return self._newer_first(super().search(text, k, documents))
+        current = current_ids(self.store)
+        if documents:
+            allowed = set(current)
+            # A request for an older revision by id is honoured: that is asking for it.
+            documents = [d for d in documents if d in allowed] or list(documents)
+        elif len(current) < len(self.store.list_documents()):
+            documents = current
+        return super().search(text, k, documents)
+
+    def _newer_first(self, result: SearchResult) -> SearchResult:
+        prior = revision_prior(self.store)
+        return _weighted(result, lambda p: prior.get(p.document_id, 1.0))
+
+    def _with_context(self, result: SearchResult) -> SearchResult:
+        if not self.context_pages:
+            return result
+        context = self.context_pages
+        return _weighted(
+            result, lambda p: CONTEXT_PAGE_WEIGHT if (p.document_id, p.page) in context else 1.0
+        )
+
+
+CONTEXT_PAGE_WEIGHT = 1.15
+"""How much a page the last answer quoted is favoured in a follow-up's searches."""
+
+
+def _weighted(result: SearchResult, weight: Any) -> SearchResult:
+    """The result with each page's score multiplied by ``weight(page)``, re-sorted."""
+    weights = [weight(p) for p in result.pages]
+    if all(w == 1.0 for w in weights):
+        return result
+    pages = sorted(
+        (
+            replace(p, score=round(p.score * w, 6))
+            for p, w in zip(result.pages, weights, strict=True)
+        ),
+        key=lambda p: -p.score,
+    )
+    return replace(result, pages=tuple(pages), confidence=pages[0].confidence)
+
+
+def set_context_pages(search: Any, pages: Sequence[tuple[int, int]]) -> None:
+    """Tell the agent's search which pages the question follows up on (none: ())."""
+    if isinstance(search, LibrarySearch):
+        search.context_pages = frozenset(pages)
+
+
+def searched_documents(search: Any) -> list[DocumentInfo]:
+    """The manuals a question can draw on, for the Atlas: the newest revision of each
+    (every revision when older ones are searched too)."""
+    documents = search.store.list_documents()
+    if not isinstance(search, LibrarySearch) or search.all_revisions:
+        return documents  # type: ignore[no-any-return]
+    current = set(current_ids(search.store))
+    return [d for d in documents if d.id in current]
+
+
+def revision_note(store: Store, cited: Sequence[str]) -> str:
+    """One sentence saying which revision each cited manual with several revisions is
+    quoted from ('' when none has more than one)."""
+    from app.library.revisions import revision_of
+
+    parts = []
+    for label in dict.fromkeys(cited):
+        doc = store.get_document(label)
+        rev = revision_of(store, doc.id) if doc is not None else None
+        if rev is None or rev.of < 2:
+            continue
+        newer = "" if rev.current else "; a newer revision exists"
+        parts.append(f"{rev.title}: {rev.label()}{newer}")
+    return f"Quoted from {'; '.join(parts)}." if parts else ""
