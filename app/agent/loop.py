@@ -19,6 +19,7 @@ from pathlib import Path
 from app.agent.atlas import build_atlas
 from app.agent.events import Answer, Decision, Done, Error, Event, Result
 from app.agent.policy import Choice, LlmPolicy, RulePolicy
+from app.agent.question import clip_question, decline, question_problem
 from app.agent.state import Found, Task, TreeData, Turn
 from app.agent.tools import Outcome, Resources, Tool, ToolError, default_tools
 from app.agent.tools.answer import AnswerInputs, AnswerTool, stream_text
@@ -71,6 +72,11 @@ class Tree:
         self, question: str, history: History | None = None, cancel: Cancel = None
     ) -> Iterator[Event]:
         """Answer one question (a follow-up when ``history`` holds the earlier turns)."""
+        problem = question_problem(question)
+        if problem:
+            yield from decline(problem, self.mode)
+            return
+        question = clip_question(question)
         turns = tuple(t if isinstance(t, Turn) else Turn(t[0], t[1]) for t in history or ())
         docs = self.resources.library.store.list_documents()
         names = self.resources.text_search.product_names(docs)

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 Phase = Literal[
-    "hashing", "reading text", "OCR", "embedding", "page images", "saving", "visual embedding"
+    "hashing", "reading text", "OCR", "embedding", "page images", "saving", "visual embedding",
+    "rebuilding",
 ]
 
 
