@@ -145,6 +145,7 @@ class Store:
         """SQLite's quick check (b-tree structure, records and index entries, without
         the slower cross-checks of ``integrity_check``): a damaged file is refused here
         instead of answering "the manuals don't say" from half an index."""
+        self.db.set_busy_timeout(10_000)  # another process may be switching it to WAL
         rows = [str(r[0]) for r in self.db.execute("PRAGMA quick_check(10)")]
         if rows != ["ok"]:
             raise LibraryDamaged(path, rows)
