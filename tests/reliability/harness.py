@@ -237,6 +237,7 @@ def kill_rows(template: Path, work: Path, trials: int, seed: int = 18) -> Iterat
     half during the removal of it. The library must open sound, hold the manual wholly or
     not at all, keep no stray copy, and the import or removal must then succeed."""
     rng = random.Random(seed)
+    work.mkdir(parents=True, exist_ok=True)
     big = pdfs.text_manual_pdf(work / "Big Manual.pdf", pages=60, title="Big manual")
     with_big = work / "with-big"
     shutil.copytree(template, with_big)
@@ -300,6 +301,7 @@ def _check_killed(case: str, root: Path, big: Path, removal: bool, finished: boo
 
 def contention_rows(template: Path, work: Path, env: dict[str, str]) -> Iterator[Row]:
     """Two ``python -m app import`` processes and a stream of questions on one library."""
+    work.mkdir(parents=True, exist_ok=True)
     root = work / "busy"
     shutil.copytree(template, root)
     a = filler_pdf(work / "Pump Card.pdf", pages=40)
