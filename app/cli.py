@@ -137,8 +137,10 @@ def _recover(settings: Any, damage: Exception) -> None:
         )
         return
     count = len(copies_to_rebuild(root))
-    _rebuild(settings, f"it is kept in {aside}; rebuilding the library from the {count}"
-                       " manual(s) it stored")  # fmt: skip
+    _rebuild(
+        settings,
+        f"it is kept in {aside}; rebuilding the library from the {count} manual(s) it stored",
+    )
 
 
 def _rebuild(settings: Any, why: str) -> None:
@@ -159,8 +161,10 @@ def _rebuild(settings: Any, why: str) -> None:
     left = len(copies_to_rebuild(settings.library_dir))
     note = f", {failed} could not be read (kept aside)" if failed else ""
     more = f"; {left} still to do: run the command again" if left else ""
-    print(f"library rebuilt: {done} manual(s) imported again{note}{more}."
-          " Run the command again.", file=sys.stderr)  # fmt: skip
+    print(
+        f"library rebuilt: {done} manual(s) imported again{note}{more}. Run the command again.",
+        file=sys.stderr,
+    )
 
 
 def run(argv: list[str]) -> int:

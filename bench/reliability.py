@@ -60,9 +60,14 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="lantern-reliability-") as tmp:
         work = Path(tmp)
         base = make_base(work / "base" / "library")
-        env = {**os.environ, "LANTERN_EMBEDDER": "hashing", "LANTERN_OCR_ENGINE": "none",
-               "LANTERN_LLM": "none", "LANTERN_SETTINGS": str(work / "no-settings.json"),
-               "XDG_DATA_HOME": str(work / "xdg")}  # fmt: skip
+        env = {
+            **os.environ,
+            "LANTERN_EMBEDDER": "hashing",
+            "LANTERN_OCR_ENGINE": "none",
+            "LANTERN_LLM": "none",
+            "LANTERN_SETTINGS": str(work / "no-settings.json"),
+            "XDG_DATA_HOME": str(work / "xdg"),
+        }
         sections = [
             ("bad input", lambda: bad_input_rows(base, work / "bad")),
             ("kill -9", lambda: kill_rows(base, work / "kills", args.kills, args.seed)),
@@ -73,13 +78,19 @@ def main() -> int:
             t0 = time.perf_counter()
             section = list(run())
             rows += section
-            print(f"{name}: {sum(r.ok for r in section)} of {len(section)} passed"
-                  f" ({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)  # fmt: skip
+            print(
+                f"{name}: {sum(r.ok for r in section)} of {len(section)} passed"
+                f" ({time.perf_counter() - t0:.0f} s)",
+                file=sys.stderr,
+                flush=True,
+            )
     print(format_table(rows))
-    print(f"kinds of bad input: {len(FILE_CASES) + len(QUESTION_CASES)}"
-          f" ({len(FILE_CASES)} files and paths, {len(QUESTION_CASES)} questions);"
-          f" kill -9 trials: {args.kills}; fuzzed decisions: {args.fuzz};"
-          f" {time.perf_counter() - started:.0f} s")  # fmt: skip
+    print(
+        f"kinds of bad input: {len(FILE_CASES) + len(QUESTION_CASES)}"
+        f" ({len(FILE_CASES)} files and paths, {len(QUESTION_CASES)} questions);"
+        f" kill -9 trials: {args.kills}; fuzzed decisions: {args.fuzz};"
+        f" {time.perf_counter() - started:.0f} s"
+    )
     return 0 if all(r.ok for r in rows) else 1
 
 
@@ -91,10 +102,16 @@ def _fuzz_row(base: Path, work: Path, examples: int, seed: int) -> Row:
         outcomes, broken = run_examples(library, work / "traces", examples, seed)
     finally:
         library.close()
-    observed = (f"{outcomes['answered']} answered, {outcomes['abstained']} abstained,"
-                f" {outcomes['broken']} broken" + (f": {broken[0]}" if broken else ""))  # fmt: skip
-    return Row(f"{examples} fuzzed model decisions", "each ends in one answer within 6 steps",
-               observed, not broken)  # fmt: skip
+    observed = (
+        f"{outcomes['answered']} answered, {outcomes['abstained']} abstained,"
+        f" {outcomes['broken']} broken" + (f": {broken[0]}" if broken else "")
+    )
+    return Row(
+        f"{examples} fuzzed model decisions",
+        "each ends in one answer within 6 steps",
+        observed,
+        not broken,
+    )
 
 
 if __name__ == "__main__":

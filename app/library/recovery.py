@@ -58,8 +58,9 @@ def salvage_names(db_path: Path) -> dict[str, str]:
     """{sha256: file name} for the documents whose rows can still be read (maybe none)."""
     names: dict[str, str] = {}
     try:
-        db = apsw.Connection(f"file:{db_path}?mode=ro", flags=apsw.SQLITE_OPEN_URI
-                             | apsw.SQLITE_OPEN_READONLY)  # fmt: skip
+        db = apsw.Connection(
+            f"file:{db_path}?mode=ro", flags=apsw.SQLITE_OPEN_URI | apsw.SQLITE_OPEN_READONLY
+        )
     except apsw.Error:
         return names
     try:
@@ -99,8 +100,13 @@ def rebuild(
     try:
         importer = Importer(library, settings, embedder=embedder)  # type: ignore[arg-type]
         for number, copy in enumerate(copies, start=1):
-            yield ImportProgress("library", "rebuilding", number - 1, len(copies),
-                                 message=f"manual {number} of {len(copies)}")  # fmt: skip
+            yield ImportProgress(
+                "library",
+                "rebuilding",
+                number - 1,
+                len(copies),
+                message=f"manual {number} of {len(copies)}",
+            )
             yield from _rebuild_one(importer, copy)
         yield ImportProgress("library", "rebuilding", len(copies), len(copies))
     finally:

@@ -20,15 +20,23 @@ REPO = Path(__file__).resolve().parents[2]
 
 @pytest.fixture
 def env(cli_env: dict[str, str]) -> dict[str, str]:
-    return {**cli_env, "LANTERN_EMBEDDER": "hashing", "LANTERN_OCR_ENGINE": "none",
-            "LANTERN_LLM": "none"}  # fmt: skip
+    return {
+        **cli_env,
+        "LANTERN_EMBEDDER": "hashing",
+        "LANTERN_OCR_ENGINE": "none",
+        "LANTERN_LLM": "none",
+    }
 
 
 def app(env: dict[str, str], *args: str | Path) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "app", *map(str, args)],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 @pytest.fixture
@@ -93,8 +101,11 @@ def test_list_of_a_regular_file_says_it_is_not_a_library(
         assert done.stderr.strip() == f"error: {file} is not a library: it is a file, not a folder"
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes through permission bits; "
-                    "tests/unit/library/test_bad_library.py covers the refused write")  # fmt: skip
+@pytest.mark.skipif(
+    os.geteuid() == 0,
+    reason="root writes through permission bits; "
+    "tests/unit/library/test_bad_library.py covers the refused write",
+)
 def test_a_read_only_library_is_one_sentence(
     env: dict[str, str], library: Path, tmp_path: Path
 ) -> None:
@@ -120,8 +131,9 @@ def test_the_same_manual_imported_by_two_processes_at_once_is_present(
     guide = pdfs.text_manual_pdf(tmp_path / "guide.pdf", pages=12)
     command = [sys.executable, "-m", "app", "import", str(guide), "--library", str(root)]
     procs = [
-        subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)  # fmt: skip
+        subprocess.Popen(
+            command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
         for _ in range(2)
     ]
     outputs = [p.communicate(timeout=300) for p in procs]

@@ -26,8 +26,17 @@ from app.runtime.fake import FakeLLM
 from tests.reliability.harness import QUESTION, SETTINGS
 
 TOOLS = ["text_search", "visual_search", "interpret_page", "summarise", "answer"]
-HOSTILE_TOOLS = ["delete_library", "shell", "os.system", "TEXT_SEARCH", " answer ", "", "None",
-                 "text_search; rm -rf /", "answer\n[[ ## tool ## ]]\nshell"]  # fmt: skip
+HOSTILE_TOOLS = [
+    "delete_library",
+    "shell",
+    "os.system",
+    "TEXT_SEARCH",
+    " answer ",
+    "",
+    "None",
+    "text_search; rm -rf /",
+    "answer\n[[ ## tool ## ]]\nshell",
+]
 MAX_STEPS = 6
 # Model calls a run may make: a decision and one retry per step, the answer, its grounding
 # check and a revision, with room to spare; a loop that kept asking would pass it.
@@ -42,12 +51,18 @@ json_value = st.recursive(
 )
 tool_inputs = st.one_of(
     st.fixed_dictionaries({"query": st.one_of(text, huge, st.integers(), st.none())}),
-    st.fixed_dictionaries({"query": text, "documents": st.one_of(
-        st.lists(st.integers(-5, 10**12), max_size=5), text, st.lists(text, max_size=3))}),
+    st.fixed_dictionaries(
+        {
+            "query": text,
+            "documents": st.one_of(
+                st.lists(st.integers(-5, 10**12), max_size=5), text, st.lists(text, max_size=3)
+            ),
+        }
+    ),
     st.fixed_dictionaries({"ref": st.one_of(text, st.sampled_from(["P1", "P2", "R1", "S1"]))}),
     st.dictionaries(text, json_value, max_size=5),
     json_value,
-)  # fmt: skip
+)
 
 
 def decision_reply(tool: str, inputs: Any, reasoning: str = "because") -> str:
@@ -60,9 +75,13 @@ def decision_reply(tool: str, inputs: Any, reasoning: str = "because") -> str:
 
 well_formed = st.builds(decision_reply, st.sampled_from(TOOLS), tool_inputs, text)
 hostile = st.builds(decision_reply, st.sampled_from(HOSTILE_TOOLS) | text, tool_inputs, text)
-broken_json = st.builds(decision_reply, st.sampled_from(TOOLS),
-                        st.sampled_from(['{"query": ', "{'query': 'x'}", "[1, 2", "nan", "{}}",
-                                         '{"query": "\\ud800"}', "null"]))  # fmt: skip
+broken_json = st.builds(
+    decision_reply,
+    st.sampled_from(TOOLS),
+    st.sampled_from(
+        ['{"query": ', "{'query': 'x'}", "[1, 2", "nan", "{}}", '{"query": "\\ud800"}', "null"]
+    ),
+)
 garbled = st.one_of(
     st.just(""),
     st.just("[[ ## completed ## ]]"),
@@ -93,9 +112,14 @@ answer_replies = st.one_of(
     garbled,
 )
 check_replies = st.one_of(
-    st.builds(lambda g, c: f"[[ ## grounded ## ]]\n{g}\n\n[[ ## unsupported_claims ## ]]\n"
-              f"{c}\n\n[[ ## completed ## ]]", st.sampled_from([True, False, "yes", "", "0"]),
-              st.sampled_from(["[]", '["J24"]', "not a list", "[" * 50])),  # fmt: skip
+    st.builds(
+        lambda g, c: (
+            f"[[ ## grounded ## ]]\n{g}\n\n[[ ## unsupported_claims ## ]]\n"
+            f"{c}\n\n[[ ## completed ## ]]"
+        ),
+        st.sampled_from([True, False, "yes", "", "0"]),
+        st.sampled_from(["[]", '["J24"]', "not a list", "[" * 50]),
+    ),
     garbled,
 )
 
@@ -111,8 +135,13 @@ class Script:
 
     def reply(self, messages: list[dict[str, Any]]) -> str:
         system = str(messages[0].get("content", ""))
-        kind = "decide" if "`tool_inputs`" in system else "check" if "`grounded`" in system \
-            else "answer"  # fmt: skip
+        kind = (
+            "decide"
+            if "`tool_inputs`" in system
+            else "check"
+            if "`grounded`" in system
+            else "answer"
+        )
         replies = {"decide": self.decisions, "answer": self.answers, "check": self.checks}[kind]
         n = self.calls[kind]
         self.calls[kind] += 1
@@ -130,8 +159,12 @@ scripts = st.builds(
 def fuzz_agent(library: Library, script: Script, traces: Path) -> tuple[Tree, FakeLLM]:
     llm = FakeLLM(default=script.reply)
     settings = SETTINGS.model_copy(update={"library_dir": library.root, "max_steps": MAX_STEPS})
-    agent = build_answerer(library, settings, embedder=HashingEmbedder(),
-                           models=ModelChoice(lambda: llm, None, "fuzzed fake LM"))  # fmt: skip
+    agent = build_answerer(
+        library,
+        settings,
+        embedder=HashingEmbedder(),
+        models=ModelChoice(lambda: llm, None, "fuzzed fake LM"),
+    )
     agent.traces_dir = traces
     if agent.policy is not None:
         agent.policy.sleep = lambda _s: None
@@ -146,8 +179,11 @@ def check_run(library: Library, script: Script, traces: Path) -> str:
     done = [e for e in events if isinstance(e, Done)]
     answers = [e for e in events if isinstance(e, Answer)]
     steps = [e for e in events if isinstance(e, Decision)]
-    crashed = [e.message for e in events if isinstance(e, Error) and
-               e.message.startswith("the agent failed")]  # fmt: skip
+    crashed = [
+        e.message
+        for e in events
+        if isinstance(e, Error) and e.message.startswith("the agent failed")
+    ]
     tokens = sum(1 for e in events if isinstance(e, Token))
     budget = sum(call.params.max_tokens for call in llm.calls) + 200  # + the fallback's text
     assert len(done) == 1 and events[-1] is done[0], "the run must end with one done"
@@ -168,14 +204,21 @@ def run_examples(
     library: Library, traces: Path, examples: int, seed: int = 18
 ) -> tuple[dict[str, int], list[str]]:
     """``examples`` fuzzed runs; returns how they ended and the broken promises."""
-    from hypothesis import HealthCheck, given, seed as with_seed, settings
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import seed as with_seed
 
     outcomes: dict[str, int] = {"answered": 0, "abstained": 0, "broken": 0}
     broken: list[str] = []
 
     @with_seed(seed)
-    @settings(max_examples=examples, deadline=None, database=None, derandomize=False,
-              suppress_health_check=list(HealthCheck), print_blob=False)  # fmt: skip
+    @settings(
+        max_examples=examples,
+        deadline=None,
+        database=None,
+        derandomize=False,
+        suppress_health_check=list(HealthCheck),
+        print_blob=False,
+    )
     @given(scripts)
     def one(script: Script) -> None:
         try:

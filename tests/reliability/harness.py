@@ -68,8 +68,12 @@ def make_base(root: Path) -> Path:
 
 
 def ask(library: Library, question: str, traces: Path) -> list[Any]:
-    agent = build_answerer(library, SETTINGS.model_copy(update={"library_dir": library.root}),
-                           embedder=HashingEmbedder(), models=ModelChoice(None, None, "no LLM"))  # fmt: skip
+    agent = build_answerer(
+        library,
+        SETTINGS.model_copy(update={"library_dir": library.root}),
+        embedder=HashingEmbedder(),
+        models=ModelChoice(None, None, "no LLM"),
+    )
     agent.traces_dir = traces
     return list(agent.ask(question))
 
@@ -90,8 +94,12 @@ class Snapshot:
 def snapshot(library: Library, traces: Path) -> Snapshot:
     store = library.store
     docs = tuple((d.sha256, d.file_name, d.pages) for d in store.list_documents())
-    return Snapshot(docs, store.chunk_count(), tuple(store.check_integrity()),
-                    answer_key(ask(library, QUESTION, traces)))  # fmt: skip
+    return Snapshot(
+        docs,
+        store.chunk_count(),
+        tuple(store.check_integrity()),
+        answer_key(ask(library, QUESTION, traces)),
+    )
 
 
 # ---- bad files ------------------------------------------------------------------------
@@ -109,12 +117,17 @@ def run_file_case(case: FileCase, root: Path, work: Path) -> Row:
         results, error = _import_watched(library, paths)
         observed = error or "; ".join(_describe(r) for r in results)
         after = snapshot(library, work / "traces")
-        added = [d for d in library.store.list_documents() if d.sha256 not in
-                 {sha for sha, _n, _p in before.documents}]  # fmt: skip
+        added = [
+            d
+            for d in library.store.list_documents()
+            if d.sha256 not in {sha for sha, _n, _p in before.documents}
+        ]
         unchanged = set(before.documents) <= set(after.documents) and not after.problems
         # A manual taken in shifts word statistics, so the quoted lines may differ; the
         # pages cited must not. A refused file leaves everything, the answer too, as it was.
-        same_answer = after.answer[1] == before.answer[1] if added else after.answer == before.answer
+        same_answer = (
+            after.answer[1] == before.answer[1] if added else after.answer == before.answer
+        )
         for doc in added:  # back to the base library for the next case
             library.remove(doc.id)
         if added:
@@ -281,7 +294,9 @@ def _check_killed(case: str, root: Path, big: Path, removal: bool, finished: boo
         stray = copies != sorted(f"{d.sha256}.pdf" for d in docs.values())
         state = "with the manual" if big_doc else "without the manual"
         if removal:
-            rerun = big_doc is None or library.remove("Big Manual.pdf").file_name == "Big Manual.pdf"
+            rerun = (
+                big_doc is None or library.remove("Big Manual.pdf").file_name == "Big Manual.pdf"
+            )
             rerun_ok = rerun and store.get_document("Big Manual.pdf") is None
         else:
             [result] = import_blocking(importer(library), [big])
@@ -307,8 +322,17 @@ def contention_rows(template: Path, work: Path, env: dict[str, str]) -> Iterator
     a = filler_pdf(work / "Pump Card.pdf", pages=40)
     b = pdfs.text_manual_pdf(work / "Keypad Guide.pdf", pages=30, title="Keypad guide")
     command = [sys.executable, "-m", "app", "import", "--quiet", "--library", str(root)]
-    procs = [subprocess.Popen([*command, str(p)], cwd=REPO, env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True) for p in (a, b)]  # fmt: skip
+    procs = [
+        subprocess.Popen(
+            [*command, str(p)],
+            cwd=REPO,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for p in (a, b)
+    ]
     asked, bad = 0, []
     library = Library.open(root)
     try:
@@ -323,10 +347,18 @@ def contention_rows(template: Path, work: Path, env: dict[str, str]) -> Iterator
         library.close()
     outs = [p.communicate(timeout=300) for p in procs]
     codes = [p.returncode for p in procs]
-    yield Row("two imports at once", "both exit 0", f"exit {codes}", codes == [0, 0]
-              and not any("Traceback" in err for _o, err in outs))  # fmt: skip
-    yield Row(f"{asked} questions during the imports", "each answered, no error",
-              f"{asked - len(bad)} answered" + (f", errors {bad[:1]}" if bad else ""), not bad)  # fmt: skip
+    yield Row(
+        "two imports at once",
+        "both exit 0",
+        f"exit {codes}",
+        codes == [0, 0] and not any("Traceback" in err for _o, err in outs),
+    )
+    yield Row(
+        f"{asked} questions during the imports",
+        "each answered, no error",
+        f"{asked - len(bad)} answered" + (f", errors {bad[:1]}" if bad else ""),
+        not bad,
+    )
     library = Library.open(root)
     try:
         names = sorted(d.file_name for d in library.store.list_documents())
@@ -334,9 +366,12 @@ def contention_rows(template: Path, work: Path, env: dict[str, str]) -> Iterator
     finally:
         library.close()
     want = ["Keypad Guide.pdf", "Panel Guide.pdf", "Pump Card.pdf"]
-    yield Row("library after the contention", "3 manuals, sound",
-              f"{len(names)} manuals" + (f", {problems[0]}" if problems else ", sound"),
-              names == want and not problems)  # fmt: skip
+    yield Row(
+        "library after the contention",
+        "3 manuals, sound",
+        f"{len(names)} manuals" + (f", {problems[0]}" if problems else ", sound"),
+        names == want and not problems,
+    )
 
 
 # ---- the table ----------------------------------------------------------------------------

@@ -49,8 +49,11 @@ def test_any_decisions_end_in_one_answer_within_the_budget(
     ids=["empty", "repeated", "unknown-tool", "bad-json", "huge", "wrong-types", "tool-in-text"],
 )
 def test_named_bad_decisions(library: Library, tmp_path: Path, replies: list[str]) -> None:
-    script = Script(replies, ["[[ ## answerable ## ]]\nTrue\n\n[[ ## answer ## ]]\nJ24 [1]\n\n"
-                              "[[ ## completed ## ]]"], ["[[ ## completed ## ]]"])  # fmt: skip
+    script = Script(
+        replies,
+        ["[[ ## answerable ## ]]\nTrue\n\n[[ ## answer ## ]]\nJ24 [1]\n\n[[ ## completed ## ]]"],
+        ["[[ ## completed ## ]]"],
+    )
     assert check_run(library, script, tmp_path) in ("answered", "abstained")
 
 

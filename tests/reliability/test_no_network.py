@@ -32,7 +32,7 @@ runpy.run_module("app", run_name="__main__")
 
 
 def test_the_suite_itself_cannot_open_a_network_socket() -> None:
-    with pytest.raises(Exception, match="[Ss]ocket"):
+    with pytest.raises(Exception, match=r"[Ss]ocket"):
         socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     a, b = socket.socketpair()  # Unix sockets stay allowed (Qt, asyncio)
     a.close()
@@ -42,19 +42,30 @@ def test_the_suite_itself_cannot_open_a_network_socket() -> None:
 def test_import_and_ask_work_with_networking_refused(
     cli_env: dict[str, str], tmp_path: Path
 ) -> None:
-    env = {**cli_env, "LANTERN_EMBEDDER": "hashing", "LANTERN_OCR_ENGINE": "none",
-           "LANTERN_LLM": "none"}  # fmt: skip
+    env = {
+        **cli_env,
+        "LANTERN_EMBEDDER": "hashing",
+        "LANTERN_OCR_ENGINE": "none",
+        "LANTERN_LLM": "none",
+    }
     card = filler_pdf(tmp_path / "pump.pdf")
     links = _with_links(tmp_path / "links.pdf")  # web links the import must not follow
     library = tmp_path / "library"
 
     def run(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-c", NO_NETWORK, *args], cwd=REPO, env=env,
-                              capture_output=True, text=True, timeout=300)  # fmt: skip
+        return subprocess.run(
+            [sys.executable, "-c", NO_NETWORK, *args],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
 
     imported = run("import", str(card), str(links), "--library", str(library))
-    asked = run("ask", "How often is the impeller seal replaced?", "--json",
-                "--library", str(library))  # fmt: skip
+    asked = run(
+        "ask", "How often is the impeller seal replaced?", "--json", "--library", str(library)
+    )
 
     for done in (imported, asked):
         assert done.returncode == 0, done.stderr

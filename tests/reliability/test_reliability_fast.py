@@ -35,9 +35,7 @@ def test_the_suite_tries_at_least_thirty_kinds_of_bad_input() -> None:
     assert len(FILE_CASES) + len(QUESTION_CASES) >= 30
 
 
-def test_every_kind_of_bad_input_is_handled_and_changes_nothing(
-    base: Path, tmp_path: Path
-) -> None:
+def test_every_kind_of_bad_input_is_handled_and_changes_nothing(base: Path, tmp_path: Path) -> None:
     rows = list(bad_input_rows(base, tmp_path))
 
     assert len(rows) == len(FILE_CASES) + len(QUESTION_CASES)
@@ -59,7 +57,11 @@ def test_kill_9_during_an_import_and_a_removal_leaves_a_sound_library(
 def test_two_imports_and_questions_at_once(
     base: Path, tmp_path: Path, cli_env: dict[str, str]
 ) -> None:
-    env = {**cli_env, "LANTERN_EMBEDDER": "hashing", "LANTERN_OCR_ENGINE": "none",
-           "LANTERN_LLM": "none"}  # fmt: skip
+    env = {
+        **cli_env,
+        "LANTERN_EMBEDDER": "hashing",
+        "LANTERN_OCR_ENGINE": "none",
+        "LANTERN_LLM": "none",
+    }
 
     _assert_all_pass(list(contention_rows(base, tmp_path, env)))

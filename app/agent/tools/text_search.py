@@ -63,7 +63,6 @@ class TextSearchTool(Tool):
         state.cache[key] = result
         return result
 
-
     def _search_steady(self, inputs: TextSearchInputs, attempts: int = 3) -> SearchResult:
         """The search, run again when another process committed a manual in the middle of
         it (its chunks were found, but not in the list of manuals read a moment before)."""

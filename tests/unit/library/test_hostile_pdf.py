@@ -59,8 +59,9 @@ def test_importing_a_pdf_with_actions_only_reads_its_text(
 
     library = Library.open(tmp_path / "library")
     try:
-        importer = Importer(library, Settings(ocr_engine="none"), embedder=HashingEmbedder(),
-                            ocr=None)  # fmt: skip
+        importer = Importer(
+            library, Settings(ocr_engine="none"), embedder=HashingEmbedder(), ocr=None
+        )
         [result] = import_blocking(importer, [pdf])
         text = library.store.page_text(result.document_id or 0, 1) or ""
     finally:
@@ -69,8 +70,11 @@ def test_importing_a_pdf_with_actions_only_reads_its_text(
     assert result.status == "imported", result.reason
     assert "impeller seal" in text  # the text was read
     assert not any(p.name == MARKER_NAME for p in tmp_path.rglob("*"))
-    kept = sorted(str(p.relative_to(tmp_path / "library")) for p in
-                  (tmp_path / "library").rglob("*") if p.is_file())  # fmt: skip
+    kept = sorted(
+        str(p.relative_to(tmp_path / "library"))
+        for p in (tmp_path / "library").rglob("*")
+        if p.is_file()
+    )
     assert [k for k in kept if not k.startswith("library.db")] == [
         f"documents/{Path(library.pdf_path(_sha(pdf))).name}"
     ]  # no attachment, script or linked file was written
