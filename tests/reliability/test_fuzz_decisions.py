@@ -23,7 +23,7 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Library]:
     library.close()
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=40, deadline=None, database=None, suppress_health_check=list(HealthCheck))
 @given(script=scripts)
 def test_any_decisions_end_in_one_answer_within_the_budget(
     library: Library, tmp_path_factory: pytest.TempPathFactory, script: Script
