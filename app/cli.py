@@ -94,17 +94,95 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _open_library(settings: Any, must_exist: bool = False) -> Any:
-    """The library, or SystemExit with a one-line reason (damaged, missing, unwritable)."""
-    from app.library.library import Library
-    from app.library.store import DB_NAME, StoreError
+# Exit status when the library was found damaged (and set aside and rebuilt).
+EXIT_DAMAGED = 3
 
+
+def _open_library(settings: Any, must_exist: bool = False) -> Any:
+    """The library, or SystemExit with a one-line reason (damaged, missing, unwritable).
+
+    A damaged database is never used: it is kept aside, the library is rebuilt from the
+    PDF copies it stored (with progress), and the command ends with EXIT_DAMAGED so a
+    missing answer is never mistaken for a manual that does not cover the question.
+    """
+    from app.library.library import Library
+    from app.library.recovery import pending
+    from app.library.store import DB_NAME, LibraryDamaged, StoreError
+
+    _check_library_dir(settings.library_dir)
+    if pending(settings.library_dir):
+        _rebuild(settings, "a rebuild of the damaged library was interrupted; resuming it")
+        raise SystemExit(EXIT_DAMAGED)
     if must_exist and not (settings.library_dir / DB_NAME).is_file():
         raise SystemExit(f"error: no library at {settings.library_dir}: import manuals first")
     try:
         return Library.open(settings.library_dir)
+    except LibraryDamaged as exc:
+        _recover(settings, exc)
+        raise SystemExit(EXIT_DAMAGED) from None
     except StoreError as exc:
         raise SystemExit(f"error: {exc}") from None
+
+
+def _check_library_dir(folder: Path) -> None:
+    """A path that exists but is not a folder is not a library: say so, never 'empty'."""
+    if folder.exists() and not folder.is_dir():
+        hint = f" (did you mean its folder {folder.parent}?)" if folder.name == "library.db" else ""
+        raise SystemExit(f"error: {folder} is not a library: it is a file, not a folder{hint}")
+
+
+def _check_writable(folder: Path) -> None:
+    """One sentence, before any work, when the library folder cannot be written."""
+    from app.library.library import writable_problem
+
+    problem = writable_problem(folder)
+    if problem:
+        raise SystemExit(f"error: {problem}")
+
+
+def _recover(settings: Any, damage: Exception) -> None:
+    from app.library.recovery import copies_to_rebuild, set_aside
+
+    root = settings.library_dir
+    print(f"error: {damage}.", file=sys.stderr)
+    try:
+        aside = set_aside(root)
+    except OSError as exc:
+        print(
+            f"error: the damaged library cannot be moved aside ({exc.strerror or exc}):"
+            f" move {root} away and import the manuals again",
+            file=sys.stderr,
+        )
+        return
+    count = len(copies_to_rebuild(root))
+    _rebuild(
+        settings,
+        f"it is kept in {aside}; rebuilding the library from the {count} manual(s) it stored",
+    )
+
+
+def _rebuild(settings: Any, why: str) -> None:
+    from app.library.importer import ImportProgress, ImportResult
+    from app.library.recovery import copies_to_rebuild, rebuild
+
+    print(why, file=sys.stderr)
+    progress = _ProgressPrinter(enabled=True)
+    done = failed = 0
+    for event in rebuild(settings.library_dir, settings):
+        if isinstance(event, ImportProgress):
+            progress.show(event)
+        elif isinstance(event, ImportResult):
+            progress.clear()
+            _print_result(event)
+            done += event.status != "failed"
+            failed += event.status == "failed"
+    left = len(copies_to_rebuild(settings.library_dir))
+    note = f", {failed} could not be read (kept aside)" if failed else ""
+    more = f"; {left} still to do: run the command again" if left else ""
+    print(
+        f"library rebuilt: {done} manual(s) imported again{note}{more}. Run the command again.",
+        file=sys.stderr,
+    )
 
 
 def run(argv: list[str]) -> int:
@@ -130,6 +208,8 @@ def cmd_import(args: argparse.Namespace, settings: Any) -> int:
     if not expand_paths(args.paths):
         print("error: no PDF files found in " + ", ".join(map(str, args.paths)), file=sys.stderr)
         return 1
+    _check_library_dir(settings.library_dir)
+    _check_writable(settings.library_dir)
     library = _open_library(settings)
     importer = Importer(library, settings)
     importer.on_match = "revision" if args.replace else "keep-both" if args.keep_both else "ask"
@@ -197,7 +277,8 @@ class _ProgressPrinter:
 def cmd_list(args: argparse.Namespace, settings: Any) -> int:
     from app.library.store import DB_NAME
 
-    if not (settings.library_dir / DB_NAME).is_file():
+    _check_library_dir(settings.library_dir)
+    if not (settings.library_dir / DB_NAME).is_file() and not _pending(settings):
         if not args.json:
             print(f"The library at {settings.library_dir} is empty.")
         return 0
@@ -217,9 +298,17 @@ def cmd_list(args: argparse.Namespace, settings: Any) -> int:
     return 0
 
 
+def _pending(settings: Any) -> bool:
+    from app.library.recovery import pending
+
+    return bool(pending(settings.library_dir))
+
+
 def cmd_remove(args: argparse.Namespace, settings: Any) -> int:
     from app.library.store import StoreError
 
+    _check_library_dir(settings.library_dir)
+    _check_writable(settings.library_dir)
     library = _open_library(settings, must_exist=True)
     try:
         doc = library.remove(args.doc)

@@ -22,6 +22,7 @@ from app.agent.events import Answer, Decision, Done, Error, Event, Result
 from app.agent.follow_up import follow_up_pages
 from app.agent.library_search import searched_documents, set_context_pages
 from app.agent.policy import Choice, LlmPolicy, RulePolicy
+from app.agent.question import clip_question, decline, question_problem
 from app.agent.state import Found, Task, TreeData, Turn
 from app.agent.tools import Outcome, Resources, Tool, ToolError, default_tools
 from app.agent.tools.answer import AnswerInputs, AnswerTool, stream_text
@@ -74,6 +75,11 @@ class Tree:
         self, question: str, history: History | None = None, cancel: Cancel = None
     ) -> Iterator[Event]:
         """Answer one question (a follow-up when ``history`` holds the earlier turns)."""
+        problem = question_problem(question)
+        if problem:
+            yield from decline(problem, self.mode)
+            return
+        question = clip_question(question)
         turns = tuple(t if isinstance(t, Turn) else Turn(t[0], t[1]) for t in history or ())
         docs = searched_documents(self.resources.text_search)
         names = self.resources.text_search.product_names(docs)

@@ -86,7 +86,8 @@ class TraceRecorder:
         if folder is None:
             return None
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S-%f")
-        slug = "-".join(re.findall(r"[a-z0-9]+", self.record["question"].lower())[:6])
+        words = re.findall(r"[a-z0-9]+", self.record["question"].lower())[:6]
+        slug = "-".join(words)[:80]  # one 5,000-letter "word" must not overflow a file name
         path = Path(folder) / f"{stamp}-{slug or 'question'}.json"
         try:
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -9,12 +9,14 @@ from typing import Literal
 Phase = Literal[
     "hashing", "reading text", "OCR", "embedding", "page images", "saving", "visual embedding"
 ]
+# A damaged library being rebuilt from its PDF copies (app.library.recovery).
+RebuildPhase = Literal["rebuilding"]
 
 
 @dataclass(frozen=True, slots=True)
 class ImportProgress:
     path: str
-    phase: Phase
+    phase: Phase | RebuildPhase
     done: int
     total: int
     eta_s: float | None = None

@@ -7,7 +7,10 @@ wholly there or not at all; a bad file yields a one-line reason and changes noth
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import os
+import stat
 import threading
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator
@@ -15,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+import apsw
 import numpy as np
 import pymupdf
 
@@ -25,8 +29,8 @@ from app.library.extract import RawPage, build_page, document_title, read_page
 from app.library.images import RenderError, render_thumbnail
 from app.library.import_events import ImportEvent, ImportProgress, ImportResult
 from app.library.layout import body_font_size, furniture_keys, group_lines_by_gap
-from app.library.library import Library
-from app.library.models import PageContent, TextLine
+from app.library.library import UNWRITABLE, Library, unwritable_message
+from app.library.models import DocumentInfo, PageContent, TextLine
 from app.library.ocr import OcrEngine, OcrLine, make_ocr_engine
 from app.library.profile import build_profile
 from app.library.revisions import (
@@ -69,7 +73,9 @@ def expand_paths(paths: Iterable[Path]) -> list[Path]:
     for path in paths:
         path = Path(path).expanduser()
         if path.is_dir():
-            out.extend(sorted(p for p in path.rglob("*") if p.suffix.lower() == ".pdf"))
+            # Only regular files: a named pipe called x.pdf would block the read forever.
+            found = (p for p in path.rglob("*") if p.suffix.lower() == ".pdf" and _regular(p))
+            out.extend(sorted(found))
         else:
             out.append(path)
     return out
@@ -118,6 +124,14 @@ class Importer:
                 return
             except ImportFailure as exc:
                 result = ImportResult(str(path), "failed", str(exc))
+            except OSError as exc:
+                reason = f"cannot be saved ({exc.strerror or exc})"
+                if exc.errno in UNWRITABLE:
+                    reason = unwritable_message(self.library.root, exc)
+                result = ImportResult(str(path), "failed", reason)
+            except apsw.ReadOnlyError as exc:
+                reason = unwritable_message(self.library.root, OSError(errno.EROFS, str(exc)))
+                result = ImportResult(str(path), "failed", reason)
             except Exception as exc:  # never let one file take the batch down
                 result = ImportResult(str(path), "failed", f"unexpected error: {exc!r}")
             imported |= result.status == "imported"
@@ -144,15 +158,7 @@ class Importer:
         sha = hashlib.sha256(data).hexdigest()
         existing = self.library.store.find_by_hash(sha)
         if existing is not None:
-            return ImportResult(
-                str(path),
-                "skipped",
-                f"already in the library as {existing.file_name}",
-                existing.id,
-                existing.title,
-                existing.pages,
-                existing.ocr_pages,
-            )
+            return _already(path, existing)
         match = matching_manual(self.library.store, path.name)
         if match is not None and self.on_match == "ask":
             raise ImportFailure(conflict_message(path.name, match))
@@ -184,12 +190,11 @@ class Importer:
                 match = None
         as_revision = match is not None and self.on_match == "revision"
         yield ImportProgress(str(path), "saving", 0, 1)
-        copy = self.library.keep_copy(data, sha)
         new = NewDocument(
             sha256=sha,
             file_name=path.name if as_revision else distinct_label(self.library.store, path.name),
             title=title,
-            source_path=str(copy.relative_to(self.library.root)),
+            source_path=str(self.library.pdf_path(sha).relative_to(self.library.root)),
             pages=[_page_record(p, t) for p, t in zip(pages, thumbs, strict=True)],
             chunks=chunks,
             chunk_search_texts=search_texts,
@@ -197,8 +202,19 @@ class Importer:
             profile=build_profile(title, path.name, pages),
             revision_of=match.manual_id if as_revision and match is not None else None,
         )
-        self.library.store.ensure_embedder(self.embedder.name, self.embedder.dim)
-        doc_id = self.library.store.add_document(new)
+        try:
+            self.library.keep_copy(data, sha)
+            self.library.store.ensure_embedder(self.embedder.name, self.embedder.dim)
+            doc_id = self.library.store.add_document(new)
+        except apsw.ConstraintError:
+            # Another import of the same manual (another window or process) committed
+            # first: the manual is there, which is what was asked for.
+            existing = self.library.store.find_by_hash(sha)
+            if existing is None:
+                raise
+            return _already(path, existing)
+        finally:
+            self.library.import_finished(sha)
         yield ImportProgress(str(path), "saving", 1, 1)
         ocr_pages = sum(1 for p in pages if p.ocr)
         rev = revision_of(self.library.store, doc_id)
@@ -326,9 +342,39 @@ def _with_time(result: ImportResult, seconds: float) -> ImportResult:
     return replace(result, seconds=round(seconds, 3))
 
 
-def _read_file(path: Path) -> bytes:
+def _already(path: Path, existing: DocumentInfo) -> ImportResult:
+    return ImportResult(
+        str(path),
+        "skipped",
+        f"already in the library as {existing.file_name}",
+        existing.id,
+        existing.title,
+        existing.pages,
+        existing.ocr_pages,
+    )
+
+
+def _regular(path: Path) -> bool:
     try:
-        return path.read_bytes()
+        return stat.S_ISREG(path.stat().st_mode)
+    except OSError:
+        return False
+
+
+def _read_file(path: Path) -> bytes:
+    """The file's bytes; anything but a regular file (a named pipe, a device, a socket)
+    is refused without reading it, and opened without blocking in case it changed."""
+    try:
+        mode = path.stat().st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(path)
+        if not stat.S_ISREG(mode):
+            raise ImportFailure("not a regular file (a pipe, device or socket): skipped")
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                raise ImportFailure("not a regular file (a pipe, device or socket): skipped")
+            return fh.read()
     except FileNotFoundError:
         raise ImportFailure("file not found (moved or deleted?)") from None
     except IsADirectoryError:

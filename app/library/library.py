@@ -13,6 +13,7 @@ Deleting the folder resets Lantern.
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from pathlib import Path
@@ -20,6 +21,39 @@ from pathlib import Path
 from app.library.images import PageImageCache
 from app.library.models import DocumentInfo
 from app.library.store import Store, StoreError
+
+# Errors that mean "this folder cannot be written", not "this file is bad".
+UNWRITABLE = frozenset({errno.EACCES, errno.EPERM, errno.EROFS})
+
+
+def writable_problem(folder: Path) -> str:
+    """Why ``folder`` (or the folder it would be created in) cannot be written, as one
+    sentence for the technician; empty when it can. Tries a real write: permission bits
+    say nothing about a read-only mount, and an administrator may ignore them."""
+    folder = Path(folder).expanduser()
+    probe_dir = folder
+    while not probe_dir.exists() and probe_dir != probe_dir.parent:
+        probe_dir = probe_dir.parent
+    targets = [probe_dir] + [d for d in (folder / "documents",) if d.is_dir()]
+    for target in targets:
+        try:
+            fd, tmp = tempfile.mkstemp(dir=target, prefix=".write-test-")
+            os.close(fd)
+            os.unlink(tmp)
+        except OSError as exc:
+            return unwritable_message(folder, exc)
+    db = folder / "library.db"
+    if db.is_file() and not os.access(db, os.W_OK):
+        return unwritable_message(folder, PermissionError(errno.EACCES, "Permission denied"))
+    return ""
+
+
+def unwritable_message(folder: Path, exc: OSError) -> str:
+    reason = "it is on a read-only disk" if exc.errno == errno.EROFS else "permission denied"
+    return (
+        f"the library folder {folder} cannot be written ({reason}): make it writable,"
+        " or choose another folder with --library"
+    )
 
 
 class Library:
@@ -64,9 +98,10 @@ class Library:
         have been moved, deleted or rewritten since.
         """
         target = self.pdf_path(sha256)
+        self.documents_dir.mkdir(parents=True, exist_ok=True)
+        self._mark_pending(sha256)
         if target.is_file():
             return target
-        self.documents_dir.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=self.documents_dir, suffix=".part")
         try:
             with os.fdopen(fd, "wb") as fh:
@@ -77,14 +112,33 @@ class Library:
             raise
         return target
 
+    def _mark_pending(self, sha256: str) -> None:
+        """Say this process is importing ``sha256``: another process opening the library
+        before the rows commit must not take the copy for a killed import's leftover."""
+        marker = self.documents_dir / f"{sha256}.{os.getpid()}.importing"
+        marker.touch()
+
+    def import_finished(self, sha256: str) -> None:
+        """The import of ``sha256`` committed (or failed): drop this process's marker."""
+        (self.documents_dir / f"{sha256}.{os.getpid()}.importing").unlink(missing_ok=True)
+
     def remove_orphan_files(self) -> list[Path]:
-        """PDF copies whose import never committed (a crash or kill mid-import)."""
+        """PDF copies whose import never committed (a crash or kill mid-import); a copy
+        that a live process is still importing is left alone."""
         if not self.documents_dir.is_dir():
             return []
         known = {d.sha256 for d in self.store.list_documents()}
+        busy = set()
         removed = []
+        for marker in self.documents_dir.glob("*.importing"):
+            sha, _, pid = marker.stem.partition(".")
+            if pid.isdigit() and _alive(int(pid)):
+                busy.add(sha)
+            else:
+                marker.unlink(missing_ok=True)
         for path in self.documents_dir.iterdir():
-            if path.suffix == ".part" or (path.suffix == ".pdf" and path.stem not in known):
+            orphan = path.suffix == ".pdf" and path.stem not in known | busy
+            if (path.suffix == ".part" and not busy) or orphan:
                 path.unlink(missing_ok=True)
                 removed.append(path)
         return removed
@@ -102,3 +156,15 @@ class Library:
     def render_page(self, doc: DocumentInfo, page: int, zoom: float = 2.0) -> Path:
         """Path of a full-resolution render of a page, made on first request."""
         return self.images.get(self.pdf_path(doc), doc.sha256, page, zoom)
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

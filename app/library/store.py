@@ -35,6 +35,30 @@ class StoreError(Exception):
     """The library database cannot be opened or used."""
 
 
+class LibraryDamaged(StoreError):
+    """The library database is damaged (SQLite's quick check fails, or it is not a
+    database at all): answers from it could be silently wrong, so it is not used."""
+
+    def __init__(self, path: Path, problems: Sequence[str]) -> None:
+        self.path = path
+        lines = [ln.strip() for p in problems for ln in str(p).splitlines()]
+        self.problems = tuple(ln for ln in lines if ln and not ln.startswith("***"))
+        detail = self.problems[0] if self.problems else "unreadable"
+        more = f", and {len(self.problems) - 1} more problems" if len(self.problems) > 1 else ""
+        super().__init__(f"the library database {path} is damaged ({detail}{more})")
+
+
+class LibraryReadOnly(StoreError):
+    """The library folder or its database cannot be written."""
+
+    def __init__(self, folder: Path, reason: str) -> None:
+        self.folder = folder
+        super().__init__(
+            f"the library folder {folder} cannot be written ({reason}): make it writable,"
+            " or choose another folder with --library"
+        )
+
+
 @dataclass(slots=True)
 class PageRecord:
     """One page as written at import."""
@@ -109,11 +133,30 @@ class Store:
             raise StoreError(f"cannot open {path}: {exc}") from exc
         store = cls(db, path)
         try:
+            store._check_sound(path)
             store._configure(wal=True)
-        except apsw.Error as exc:  # e.g. a damaged or foreign file named library.db
+        except (apsw.ReadOnlyError, apsw.CantOpenError) as exc:
+            db.close()
+            raise LibraryReadOnly(library_dir, str(exc)) from exc
+        except (apsw.CorruptError, apsw.NotADBError) as exc:
+            db.close()
+            raise LibraryDamaged(path, [str(exc)]) from exc
+        except apsw.Error as exc:  # e.g. a foreign file named library.db
             db.close()
             raise StoreError(f"cannot open {path}: {exc}") from exc
+        except StoreError:
+            db.close()
+            raise
         return store
+
+    def _check_sound(self, path: Path) -> None:
+        """SQLite's quick check (b-tree structure, records and index entries, without
+        the slower cross-checks of ``integrity_check``): a damaged file is refused here
+        instead of answering "the manuals don't say" from half an index."""
+        self.db.set_busy_timeout(10_000)  # another process may be switching it to WAL
+        rows = [str(r[0]) for r in self.db.execute("PRAGMA quick_check(10)")]
+        if rows != ["ok"]:
+            raise LibraryDamaged(path, rows)
 
     @classmethod
     def memory(cls) -> Store:

@@ -128,7 +128,9 @@ class TextSearch:
         lexical = self._bm25_chunks(query, idf, misread)
         idents = self._identifier_chunks(query)
         page_lex = {
-            key: rank for key, rank in pages_bm25().items() if allowed is None or key[0] in allowed
+            key: rank
+            for key, rank in pages_bm25().items()
+            if key[0] in docs and (allowed is None or key[0] in allowed)
         }
         timings["bm25"] = time.perf_counter() - t3
 
@@ -137,7 +139,9 @@ class TextSearch:
         chunks = {
             cid: ch
             for cid, ch in self.store.chunks(ids, lines=False).items()
-            if allowed is None or ch.document_id in allowed
+            # A manual committed by another process after ``docs`` was read is left to
+            # the next search (its pages would have no document to name).
+            if ch.document_id in docs and (allowed is None or ch.document_id in allowed)
         }
         cosine = self._cosines(qvec, list(chunks))
         dense_ids = [c for c, _ in dense]

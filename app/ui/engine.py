@@ -20,6 +20,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from app.library.library import Library
+from app.library.store import LibraryDamaged
 from app.runtime.idle import IdleUnloader
 from app.ui.benchmark.lane import BenchLane
 from app.ui.benchmark.messages import BenchRequest, BenchStopRequest
@@ -90,6 +91,13 @@ class Engine:
         # connections migrating a new database at the same moment collide.
         try:
             Library.open(settings.library_dir).close()
+        except LibraryDamaged as exc:
+            fix = f"python -m app list --library {settings.library_dir}"
+            self.send(
+                WorkerFailure(
+                    f"{exc}: run `{fix}` to keep it aside and rebuild it from the manuals it stored"
+                )
+            )
         except Exception as exc:
             self.send(WorkerFailure(f"cannot open the library: {exc}"))
         for lane in (self.answers, self.imports, self.pages, self.feedback):

@@ -58,12 +58,23 @@ class TextSearchTool(Tool):
         if isinstance(cached, SearchResult):
             return cached
         with self.resources.clock.timing("search"):
-            result = self.resources.text_search.search(
-                inputs.query, k=PAGES, documents=inputs.documents or None
-            )
+            result = self._search_steady(inputs)
         result = within(result, inputs.documents)
         state.cache[key] = result
         return result
+
+    def _search_steady(self, inputs: TextSearchInputs, attempts: int = 3) -> SearchResult:
+        """The search, run again when another process committed a manual in the middle of
+        it (its chunks were found, but not in the list of manuals read a moment before)."""
+        for attempt in range(attempts):
+            try:
+                return self.resources.text_search.search(
+                    inputs.query, k=PAGES, documents=inputs.documents or None
+                )
+            except KeyError:
+                if attempt == attempts - 1:
+                    raise
+        raise AssertionError("unreachable")
 
 
 def within(result: SearchResult, documents: list[int]) -> SearchResult:
