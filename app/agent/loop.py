@@ -71,6 +71,20 @@ class Tree:
         self.mode_reason = ""
         self.program_version: str | None = None  # the saved prompt version loaded, if any
 
+    def warm_up(self) -> None:
+        """Load what the first question would otherwise wait for: the question embedder's
+        weights, the unit registry and the stemmer (the window calls this in its worker
+        as soon as a library is open). A failure here is the first question's to report."""
+        from app.retrieval.query import stem
+        from app.retrieval.units import registry
+
+        try:
+            self.resources.embedder.embed(["warm-up"])
+            registry()
+            stem("warming")
+        except Exception as exc:
+            log.warning("warm-up: %s", exc)
+
     def ask(
         self, question: str, history: History | None = None, cancel: Cancel = None
     ) -> Iterator[Event]:

@@ -146,7 +146,9 @@ class AnswerLane(Lane):
 
     def handle(self, request: AskRequest | str) -> None:
         if request == WARM:
-            self.answerer()
+            warm_up = getattr(self.answerer(), "warm_up", None)
+            if warm_up is not None:
+                warm_up()
             return
         assert isinstance(request, AskRequest)
         cancel = self.cancel_event(request.job)

@@ -76,3 +76,19 @@ def test_llm_mode_needs_a_usable_model(
 def test_any_installed_vlm_is_used() -> None:
     assert choose_models(Settings(), Registry(VLM)).vlm is not None
     assert choose_models(Settings(vlm="off"), Registry(VLM)).vlm is None
+
+
+def test_warm_up_loads_what_the_first_question_needs(make_agent) -> None:  # type: ignore[no-untyped-def]
+    from app.retrieval import units
+
+    agent = make_agent()
+    calls: list[list[str]] = []
+    embedder = agent.resources.embedder
+    original = embedder.embed
+    embedder.embed = lambda texts: calls.append(list(texts)) or original(texts)  # type: ignore[method-assign]
+    try:
+        agent.warm_up()
+    finally:
+        embedder.embed = original  # type: ignore[method-assign]
+    assert calls == [["warm-up"]]
+    assert units._registry is not None
