@@ -144,19 +144,31 @@ def minilm_path() -> Path:
 _CACHE: dict[str, Embedder] = {}
 
 
+def _bert_embedder(path: Path, name: str) -> Embedder:
+    """torch when it is installed (a checkout); the numpy forward pass when it is not (the
+    app bundle leaves torch out). Both give the same vectors, so they share a name."""
+    import importlib.util
+
+    if importlib.util.find_spec("torch") is not None:
+        return TransformersEmbedder(path, name)
+    from app.library.minilm_numpy import NumpyBertEmbedder
+
+    return NumpyBertEmbedder(path, name)
+
+
 def make_embedder(setting: str = "minilm") -> Embedder:
     """The embedder a setting names: 'minilm', 'hashing', or a local model folder."""
     if setting in _CACHE:
         return _CACHE[setting]
     embedder: Embedder
     if setting in ("", "minilm"):
-        embedder = TransformersEmbedder(minilm_path(), "all-MiniLM-L6-v2")
+        embedder = _bert_embedder(minilm_path(), "all-MiniLM-L6-v2")
     elif setting.startswith("hashing"):
         embedder = HashingEmbedder()
     else:
         path = Path(setting).expanduser()
         if not (path / "config.json").is_file():
             raise EmbedderError(f"embedder folder {path} has no config.json")
-        embedder = TransformersEmbedder(path, f"folder:{path.name}")
+        embedder = _bert_embedder(path, f"folder:{path.name}")
     _CACHE[setting] = embedder
     return embedder
