@@ -42,7 +42,7 @@ def input_hash() -> str:
         path = ROOT / name
         files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
         for file in files:
-            if "__pycache__" in file.parts or file.suffix == ".pyc":
+            if "__pycache__" in file.parts or file.suffix in (".pyc", ".md"):
                 continue
             digest.update(str(file.relative_to(ROOT)).encode())
             digest.update(hashlib.sha256(file.read_bytes()).digest())
@@ -64,7 +64,7 @@ def run_pyinstaller(dist: Path, work: Path) -> Path:
     if not (ROOT / "resources" / "icons" / "lantern-256.png").is_file():
         subprocess.run([sys.executable, str(ROOT / "scripts" / "make_icons.py")], check=True)
     command = [
-        sys.executable, "-m", "PyInstaller", "--noconfirm", "--clean", "--log-level", "WARN",
+        sys.executable, "-m", "PyInstaller", "--noconfirm", "--log-level", "WARN",
         "--distpath", str(dist), "--workpath", str(work), str(PACKAGING / "lantern.spec"),
     ]  # fmt: skip
     subprocess.run(command, check=True, cwd=ROOT)

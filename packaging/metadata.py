@@ -3,6 +3,7 @@ the macOS Info.plist, and the modules the frozen app deliberately leaves out."""
 
 from __future__ import annotations
 
+import importlib.util
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -56,7 +57,19 @@ EXCLUDES = [
     "boto3",
     "botocore",
     "s3transfer",
+    # optional speed-ups and back ends nothing in Lantern reaches: Xet downloads (models
+    # download over plain HTTPS), constrained decoding, optuna's SQL storage (studies stay
+    # in memory)
+    "hf_xet",
+    "llguidance",
+    "sqlalchemy",
+    "alembic",
 ]
+
+# Only the Mac bundle leaves these out: OCR there is Apple's Vision framework (the 'auto'
+# engine picks it when pyobjc-framework-Vision is present), so RapidOCR's ONNX models,
+# onnxruntime and OpenCV (about 200 MB on the Mac) are not needed.
+MAC_EXCLUDES = ["rapidocr_onnxruntime", "onnxruntime", "cv2", "shapely", "pyclipper"]
 
 
 def app_metadata(root: Path) -> dict[str, Any]:
@@ -92,3 +105,31 @@ def info_plist(meta: dict[str, Any]) -> dict[str, Any]:
             }
         ],
     }
+
+
+SKIPPED_PARTS = {"tests", "trainer", "server", "__main__"}
+
+
+def submodules(package: str) -> list[str]:
+    """Every module of an installed package, found from its files without importing it
+    (tests, training and server code, and __main__ left out)."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return []
+    names = [package]
+    for location in spec.submodule_search_locations:
+        root = Path(location)
+        for file in sorted(root.rglob("*.py")):
+            parts = file.relative_to(root).with_suffix("").parts
+            if SKIPPED_PARTS & set(parts) or not _importable(root, parts):
+                continue
+            names.append(".".join((package, *parts)).removesuffix(".__init__"))
+    return sorted(set(names))
+
+
+def _importable(root: Path, parts: tuple[str, ...]) -> bool:
+    """Every folder on the way is a package (has __init__.py) and every name is valid."""
+    folders = [root.joinpath(*parts[:i]) for i in range(1, len(parts))]
+    return all((f / "__init__.py").is_file() for f in folders) and all(
+        p.isidentifier() for p in parts
+    )
