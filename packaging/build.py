@@ -17,6 +17,7 @@ Signing and notarisation (macOS) run only when configured:
 from __future__ import annotations
 
 import argparse
+import fcntl
 import hashlib
 import importlib.metadata
 import os
@@ -72,7 +73,18 @@ def run_pyinstaller(dist: Path, work: Path) -> Path:
 
 
 def build(use_cache: bool = True) -> Path:
-    """The bundle for these inputs: from the cache, or built (and then cached)."""
+    """The bundle for these inputs: from the cache, or built (and then cached). A second
+    build started meanwhile (CI starts one early, in the background) waits for the first
+    and then finds its bundle in the cache."""
+    if not use_cache:
+        return _build(use_cache)
+    cache_root().mkdir(parents=True, exist_ok=True)
+    with open(cache_root() / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _build(use_cache)
+
+
+def _build(use_cache: bool) -> Path:
     key = input_hash()
     cached = cache_root() / key
     if use_cache and (cached / "complete").is_file():

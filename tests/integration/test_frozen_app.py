@@ -180,11 +180,17 @@ def start_up_seconds(bundle: Path, env: dict[str, str], library: Path) -> float:
 
 
 def assert_not_blank(path: Path) -> None:
-    """A real picture of the window: its size, many colours, and text-like contrast."""
-    from PIL import Image, ImageStat
+    """A real picture of the window: full size, many colours, text, and the library's
+    manual listed in the sidebar (a window shot before the worker answered has none)."""
+    import numpy as np
+    from PIL import Image
 
     image = Image.open(path).convert("RGB")
     assert image.width >= 1000 and image.height >= 600, image.size
     colours = image.getcolors(maxcolors=1 << 20)
     assert colours is not None and len(colours) > 200, "the screenshot is nearly one colour"
-    assert max(ImageStat.Stat(image).stddev) > 20
+    gray = np.asarray(image.convert("L"))
+    height, width = gray.shape
+    assert int((gray < 100).sum()) > 1000, "no text in the screenshot"
+    sidebar_list = gray[int(height * 0.10) : int(height * 0.20), : int(width * 0.2)]
+    assert int((sidebar_list < 100).sum()) > 300, "the library sidebar lists no manual"
