@@ -35,7 +35,7 @@ class SampleOffer(QFrame):
         title = named(QLabel("<b>New to Lantern?</b>"), "docTitle")
         text = named(
             QLabel(
-                "Import the sample manuals of the Lumen AX200 alarm panel (installation and "
+                "Import the sample manuals of the Lumen AX-200 alarm panel (installation and "
                 "user manual) and ask them a question."
             ),
             "docMeta",
@@ -45,14 +45,16 @@ class SampleOffer(QFrame):
         self.try_button.clicked.connect(self._accept)
         self.dismiss_button = named(QPushButton("No thanks"), "secondaryButton")
         self.dismiss_button.clicked.connect(self.dismiss)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.try_button, 1)
-        buttons.addWidget(self.dismiss_button)
+        # The offer's button gets the card's whole width: the sidebar can be narrow.
+        dismiss_row = QHBoxLayout()
+        dismiss_row.addStretch(1)
+        dismiss_row.addWidget(self.dismiss_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 10, 12, 10)
         layout.addWidget(title)
         layout.addWidget(text)
-        layout.addLayout(buttons)
+        layout.addWidget(self.try_button)
+        layout.addLayout(dismiss_row)
         self.hide()
 
     @property

@@ -74,6 +74,7 @@ def test_first_run_offers_the_sample_and_imports_it(
     assert offer is not None
     qtbot.waitUntil(offer.isVisible, timeout=5_000)
     assert offer.try_button.text() == OFFER_TITLE
+    assert offer.try_button.width() >= offer.try_button.sizeHint().width()  # not clipped
     assert window.library.documents == []  # offered, not imported silently
     qtbot.mouseClick(offer.try_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: len(window.library.documents) == 2, timeout=90_000)
