@@ -90,6 +90,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     p = with_library(sub.add_parser("open", help="open the window (the default)"))
+    p.add_argument(
+        "--quit-when-shown",
+        action="store_true",
+        help="a start-up check: print 'window shown' when the window paints, then quit",
+    )
     add_library_parsers(sub, with_library)
     return parser
 
@@ -555,7 +560,7 @@ def cmd_screenshot(args: argparse.Namespace, settings: Any) -> int:
 def cmd_open(args: argparse.Namespace, settings: Any) -> int:
     from app.ui.main import run_window
 
-    return run_window(settings)
+    return run_window(settings, quit_when_shown=getattr(args, "quit_when_shown", False))
 
 
 COMMANDS = {

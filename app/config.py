@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,10 +18,23 @@ import platformdirs
 from pydantic import BaseModel, Field, ValidationError
 
 APP_NAME = "Lantern"
+# The checkout; in the app bundle, the bundle's read-only resources folder (PyInstaller puts
+# the app's modules and its data files side by side there). Nothing is ever written in it.
 REPO_ROOT = Path(__file__).resolve().parent.parent
 LLM_OFF = "none"
 """What the ``llm`` setting holds in no-LLM mode; an empty value means 'pick one'."""
 LLM_OFF_WORDS = frozenset({"none", "off", "no", "no-llm", "false", "0"})
+SAMPLE_DIR = REPO_ROOT / "manuals"
+
+
+def is_frozen() -> bool:
+    """Whether Lantern runs from the app bundle (PyInstaller) rather than a checkout."""
+    return bool(getattr(sys, "frozen", False))
+
+
+def sample_manuals() -> list[Path]:
+    """The sample manuals shipped with Lantern (the Lumen AX200's), offered on first run."""
+    return sorted(SAMPLE_DIR.glob("*.pdf")) if SAMPLE_DIR.is_dir() else []
 
 
 def default_data_dir() -> Path:

@@ -15,8 +15,6 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from app.library.bert_numpy import NumpyBert
-
 
 class EmbedderError(Exception):
     """The embedder cannot be found or loaded."""
@@ -35,7 +33,7 @@ class Embedder(Protocol):
 
 
 # Up to this many texts (a question, a few reformulations) are embedded with NumPy
-# (``bert_numpy``), so answering a question never imports torch.
+# (``minilm_numpy``), so answering a question never imports torch.
 SMALL_BATCH = 8
 
 
@@ -53,9 +51,11 @@ class TransformersEmbedder:
         self._dim: int | None = None
         self._threads = 1
         self._lock = threading.Lock()
-        self._small: NumpyBert | None = (
-            NumpyBert(path, max_length) if NumpyBert.supports(path) else None
-        )
+        self._small: Embedder | None = None
+        if (path / "model.safetensors").is_file() and (path / "tokenizer.json").is_file():
+            from app.library.minilm_numpy import NumpyBertEmbedder
+
+            self._small = NumpyBertEmbedder(path, name, max_length=max_length)
 
     def _load(self) -> None:
         if self._model is not None:
@@ -77,7 +77,7 @@ class TransformersEmbedder:
     @property
     def dim(self) -> int:
         if self._small is not None:
-            return self._small.hidden
+            return self._small.dim
         if self._dim is None:
             with self._lock:
                 self._load()
@@ -98,11 +98,8 @@ class TransformersEmbedder:
         from threadpoolctl import threadpool_limits
 
         assert self._small is not None
-        try:
-            with threadpool_limits(limits=1, user_api="blas"):
-                return self._small.embed(texts)
-        except (OSError, ValueError, KeyError) as exc:
-            raise EmbedderError(f"cannot load embedder from {self.path}: {exc}") from exc
+        with threadpool_limits(limits=1, user_api="blas"):
+            return self._small.embed(texts)
 
     def embed_batches(self, texts: Sequence[str]) -> Iterator[np.ndarray]:
         """Vectors batch by batch, so callers can report progress."""
@@ -171,20 +168,32 @@ def minilm_path() -> Path:
 _CACHE: dict[str, Embedder] = {}
 
 
+def _bert_embedder(path: Path, name: str) -> Embedder:
+    """torch when it is installed (a checkout); the numpy forward pass when it is not (the
+    app bundle leaves torch out). Both give the same vectors, so they share a name."""
+    import importlib.util
+
+    if importlib.util.find_spec("torch") is not None:
+        return TransformersEmbedder(path, name)
+    from app.library.minilm_numpy import NumpyBertEmbedder
+
+    return NumpyBertEmbedder(path, name)
+
+
 def make_embedder(setting: str = "minilm") -> Embedder:
     """The embedder a setting names: 'minilm', 'hashing', or a local model folder."""
     if setting in _CACHE:
         return _CACHE[setting]
     embedder: Embedder
     if setting in ("", "minilm"):
-        embedder = TransformersEmbedder(minilm_path(), "all-MiniLM-L6-v2")
+        embedder = _bert_embedder(minilm_path(), "all-MiniLM-L6-v2")
     elif setting.startswith("hashing"):
         embedder = HashingEmbedder()
     else:
         path = Path(setting).expanduser()
         if not (path / "config.json").is_file():
             raise EmbedderError(f"embedder folder {path} has no config.json")
-        embedder = TransformersEmbedder(path, f"folder:{path.name}")
+        embedder = _bert_embedder(path, f"folder:{path.name}")
     _CACHE[setting] = embedder
     return embedder
 

@@ -36,6 +36,7 @@ class Shooter:
         self.view = view
         self.dataset = dataset
         self.asked = False
+        self.listed = False  # the worker has listed the library: the window shows its manuals
         self.answered = not question
         self.benched = view != "benchmark" or window.benchmark.run is not None
         window.benchmark.run_finished.connect(self._bench_finished)
@@ -49,6 +50,7 @@ class Shooter:
         self.poll.start(200)
 
     def _library_ready(self, _state: Any) -> None:
+        self.listed = True
         if not self.benched and not self.window.benchmark.running:
             self._start_bench()
         if self.question and not self.asked:
@@ -82,7 +84,8 @@ class Shooter:
 
     def _check(self) -> None:
         timed_out = time.monotonic() - self.started > self.timeout
-        if not timed_out and not (self.answered and self.benched and self._page_shown()):
+        done = self.listed and self.answered and self.benched and self._page_shown()
+        if not timed_out and not done:
             return
         self.poll.stop()
         if timed_out:

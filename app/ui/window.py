@@ -36,6 +36,7 @@ from app.ui.controller import Controller
 from app.ui.conversation import ConversationPanel
 from app.ui.evidence import EvidencePane
 from app.ui.feedback_link import FeedbackLink
+from app.ui.first_run import SampleOffer
 from app.ui.menus import build_menus
 from app.ui.pack_commands import PackCommands
 from app.ui.revision_prompt import KEEP_BOTH, ask_on_match, same_named
@@ -76,6 +77,7 @@ class MainWindow(WindowCommands, PackCommands, WatchCommands, QMainWindow):
         self._connect()
         self.restore_state()
         self.warm_up: WarmUp | None = None  # set by build_window; kept alive while it runs
+        self.sample_offer: SampleOffer | None = None  # set by build_window on first run
 
     def _build(self) -> None:
         self.library = named(LibraryPanel(self), "libraryPanel")
