@@ -66,6 +66,7 @@ _RARE_PREFIXES = (
 _COLLIDING_UNITS = frozenset(
     {"parsec", "molar", "unified_atomic_mass_unit", "technical_atmosphere"}
 )
+MAX_NAME = 24  # longer than any unit or dimension name pint has, with a derived suffix
 # Dimensions too common or too vague to say what a question asks for.
 _VAGUE = frozenset({"[]", "[length]", "[time]"})
 _lock = threading.Lock()
@@ -177,7 +178,9 @@ def asked_key(word: str) -> str | None:
     are left out: "long", "second" and "turn" are ordinary words too often.
     """
     low = word.lower()
-    if len(low) < 3 or not low.isalpha():
+    # Unit and dimension names are short; a long "word" (a pasted code, a fuzzed question)
+    # would cost one registry parse per prefix.
+    if not 3 <= len(low) <= MAX_NAME or not low.isalpha():
         return None
     reg = registry()
     dimension = f"[{low}]"
