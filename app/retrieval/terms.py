@@ -24,6 +24,8 @@ from app.retrieval.units import QUANTITY_HINT, quantity_keys
 
 # Shorter words have too many real neighbours one edit away ("zone"/"done").
 MIN_FUZZY_LENGTH = 5
+# Longer "words" are pasted codes or noise; each would cost one deletion per letter.
+MAX_FUZZY_LENGTH = 30
 _WORD = re.compile(r"[a-z0-9]+")
 
 
@@ -54,7 +56,7 @@ class OcrVocabulary:
         no real word of these manuals) and the term itself is on at least three times as
         many pages (a misread word is rarer than the word it garbles).
         """
-        if len(term) < MIN_FUZZY_LENGTH or not term.isalpha():
+        if not MIN_FUZZY_LENGTH <= len(term) <= MAX_FUZZY_LENGTH or not term.isalpha():
             return []
         found: set[str] = set()
         for key in _deletions(term):
