@@ -1,10 +1,13 @@
 """The no-LLM answerer: quote the sentences that answer the question, with citations.
 
 Candidate units are the sentences of the best pages' chunks (a table row is one unit,
-read with its header). Each is scored by how much of the question's term weight it holds
-(identifiers count double), by its meaning's closeness to the question, and by its page's
-rank. The best few become the answer, in page order. When even the best evidence covers
-too little of the question, the answer says the manuals do not say, and what was searched.
+read under its table's header band). Each is scored by how much of the question's term
+weight it holds (identifiers and values of the asked quantity count extra), by its chunk's
+closeness in meaning to the question (the chunk vector stored at import: nothing is embedded
+here), and by its page's rank. The best few become the answer, in page order. Whether the
+evidence answers at all is the abstention model's call (``abstention``): below its threshold
+the answer says the manuals do not say, and what was searched; in a band above it, the
+quotes come with a caution that the manual may not state it exactly.
 """
 
 from __future__ import annotations
