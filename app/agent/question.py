@@ -23,8 +23,8 @@ def question_problem(question: str) -> str:
         return "There is no question to answer: type a question about your manuals."
     if not any(ch.isalnum() for ch in question):
         return (
-            "That question has no words in it: type what you want to know, e.g. "
-            "“Which jumper sets the PGM output to 12 V?”"
+            "That question has no words in it: type what you want to know about your "
+            "manuals, in words."
         )
     return ""
 

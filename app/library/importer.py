@@ -160,6 +160,8 @@ class Importer:
         if existing is not None:
             return _already(path, existing)
         match = matching_manual(self.library.store, path.name)
+        if match is not None and (same := self.library.store.find_by_hash(sha)) is not None:
+            return _already(path, same)  # another import committed it since the first look
         if match is not None and self.on_match == "ask":
             raise ImportFailure(conflict_message(path.name, match))
         doc = _open_pdf(path, data)

@@ -39,7 +39,7 @@ from app.retrieval.ranker import Candidate, reciprocal
 from app.retrieval.ranker import score as ranker_score
 from app.retrieval.regions import Region, idf_weights, select_regions
 from app.retrieval.terms import OcrVocabulary, expansions, line_stems, term_filter, token_stems
-from app.retrieval.units import quantity_keys
+from app.retrieval.units import quantity_keys, use_cache_folder
 from app.retrieval.vectors import VectorIndex
 
 _T = TypeVar("_T")
@@ -95,6 +95,8 @@ class TextSearch:
         self._side: apsw.Connection | None = None
         self._pool: ThreadPoolExecutor | None = None
         self._beside: dict[tuple[int, str], tuple[str, ...]] = {}
+        if store.library_dir is not None:
+            use_cache_folder(store.library_dir / "cache" / "units")
         for table, source in (("chunks_vocab", "chunks_fts"), ("pages_vocab", "pages_fts")):
             store.db.execute(
                 f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{table}"

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import threading
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 # Printed forms pint does not read, rewritten to what it does: the degree signs of
@@ -71,25 +72,33 @@ MAX_NAME = 24  # longer than any unit or dimension name pint has, with a derived
 _VAGUE = frozenset({"[]", "[length]", "[time]"})
 _lock = threading.Lock()
 _registry: Any = None
+_cache_folder: Path | None = None
+
+
+def use_cache_folder(folder: Path) -> None:
+    """Where the registry keeps its parsed definitions (the library's ``cache/units``:
+    Lantern writes nowhere else), if it is not loaded yet."""
+    global _cache_folder
+    with _lock:
+        if _cache_folder is None:
+            _cache_folder = folder
 
 
 def registry() -> Any:
-    """The shared pint registry. Parsing pint's definitions takes about a second; the
-    parsed form is cached in the application-data folder (``cache/units``), which brings
-    it to a few hundredths. Without a writable folder it is parsed every time."""
+    """The shared pint registry. Parsing pint's definitions takes about a second; with a
+    cache folder (``use_cache_folder``) the parsed form loads in a few hundredths. Without
+    one, or when it cannot be written, the definitions are parsed every time."""
     global _registry
     with _lock:
         if _registry is None:
             import pint
 
-            from app.config import default_data_dir
-
+            options: dict[str, Any] = {"autoconvert_offset_to_baseunit": True}
             try:
-                folder = default_data_dir() / "cache" / "units"
-                folder.mkdir(parents=True, exist_ok=True)
-                _registry = pint.UnitRegistry(
-                    autoconvert_offset_to_baseunit=True, cache_folder=folder
-                )
+                if _cache_folder is not None:
+                    _cache_folder.mkdir(parents=True, exist_ok=True)
+                    options["cache_folder"] = _cache_folder
+                _registry = pint.UnitRegistry(**options)
             except OSError:
                 _registry = pint.UnitRegistry(autoconvert_offset_to_baseunit=True)
         return _registry

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import pytest
-
 from app.agent.events import Answer
 from app.agent.extractive import answer_weights
 from app.agent.loop import Tree
@@ -49,12 +47,6 @@ def test_a_question_told_as_a_story_is_answered_not_declined(
     assert "13.8" in told.text
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="story words the library does print ('customer', 'keeps', 'near') still weigh in "
-    "the ranking; the stop list that hid them was fitted to the alarm corpus, and weighting "
-    "the asking clause alone lost more than it won on both development corpora",
-)
 def test_a_question_told_as_a_story_cites_what_the_plain_one_cites(
     make_agent: Callable[..., Tree],
 ) -> None:
