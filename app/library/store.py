@@ -429,9 +429,16 @@ class Store:
             raise StoreError(
                 f"the library's vectors have {current} dimensions, not {dim}: re-embed it first"
             )
+        # IF NOT EXISTS: two imports into a new library may both find the index missing;
+        # the second to take the write lock finds it made (same dimension, checked above).
         with self.transaction() as db:
-            db.execute(f"CREATE VIRTUAL TABLE vec_chunks USING vec0(embedding float[{dim}])")
-            db.execute(f"CREATE VIRTUAL TABLE vec_chunks_bits USING vec0(embedding bit[{dim}])")
+            db.execute(
+                f"CREATE VIRTUAL TABLE IF NOT EXISTS vec_chunks USING vec0(embedding float[{dim}])"
+            )
+            db.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS vec_chunks_bits"
+                f" USING vec0(embedding bit[{dim}])"
+            )
             db.execute(
                 "INSERT OR REPLACE INTO meta(key, value) VALUES ('vector_dim', ?)", (str(dim),)
             )
