@@ -15,7 +15,15 @@ if [[ $# -eq 0 ]]; then
     mkdir -p build
     "$BIN/python" packaging/build.py --print-path >build/bundle.log 2>&1 &
     BUNDLE_PID=$!
-    trap 'pkill -P "$BUNDLE_PID" 2>/dev/null; kill "$BUNDLE_PID" 2>/dev/null || true' EXIT
+    # The trap must not change the exit status: under `set -e` a pkill that finds no child
+    # (the build already ended) would otherwise turn a passing run into exit code 1.
+    stop_bundle() {
+        local status=$?
+        pkill -P "$BUNDLE_PID" 2>/dev/null || true
+        kill "$BUNDLE_PID" 2>/dev/null || true
+        exit "$status"
+    }
+    trap stop_bundle EXIT
 fi
 echo "== ruff" && "$BIN/ruff" check app tests bench scripts
 echo "== ruff format" && "$BIN/ruff" format --check app tests bench scripts
