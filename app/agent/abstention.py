@@ -13,7 +13,10 @@ word for word by a page that prints no fuse rating. So the no-LLM answer weighs:
 - ``rank_score``: the page ranker's score of the best page;
 - ``salient``: the share of the question's two rarest words (by the library's IDF) that
   the quoted passages hold: a near miss ("which register holds the kWh total?") quotes
-  the topic but not the thing asked for.
+  the topic but not the thing asked for;
+- ``asked``: the share of the weight of the words that say what the question asks for
+  ("what *fuse rating*", ``query.asked_words``) that the quoted passages hold (1 when it
+  asks yes or no).
 
 A logistic model turns them into the probability that the evidence answers the question.
 Its weights and the two thresholds (decline below ``ABSTAIN_BELOW``; answer with a caution
@@ -29,7 +32,7 @@ from dataclasses import astuple, dataclass
 
 from app.agent.abstention_weights import ABSTAIN_BELOW, BIAS, HEDGE_BELOW, WEIGHTS
 
-SIGNALS = ("support", "best", "quantity", "rank_score", "salient")
+SIGNALS = ("support", "best", "quantity", "rank_score", "salient", "asked")
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +42,7 @@ class AnswerSignals:
     quantity: float
     rank_score: float
     salient: float
+    asked: float = 1.0
 
     def as_tuple(self) -> tuple[float, ...]:
         return astuple(self)

@@ -32,9 +32,13 @@ _CONTINUES = re.compile(r"^[a-z0-9“\"(]")
 # name a quantity, "voltage", are recognised by the unit registry instead).
 _WANTS_VALUE = re.compile(r"\bhow (many|long|much|often|far|big|large|high|low)\b", re.I)
 _VALUE = re.compile(r"\d")
+_CELL_NUMBER = re.compile(r"\|\s*[-+±]?\d")
 _BULLET = re.compile(r"^\s*[•●○◦▪■□◆◇►▶➢➤✓✔⚫⚪\-–*·]\s+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(“\"])")
 SALIENT_TERMS = 2
+# A quote for the second thing a question asks for must score this share of the best.
+PART_SCORE = 0.4
+PART_VALUE = 0.1
 HEDGE_LEAD = "The manuals may not state this exactly; the closest passages:"
 # A question needs this many terms the library prints before the others are ignored.
 MIN_KNOWN_TERMS = 3
@@ -86,13 +90,14 @@ def answer_extractively(
 ) -> ExtractiveAnswer:
     """Quote the best supporting sentences of the top pages, or abstain. ``known`` are
     the question's terms the library holds at all (``TextSearch.known``)."""
-    pages = list(result.pages[:max_pages])
+    pages = answer_pages(result, max_pages)
     units = [u for rank, hit in enumerate(pages) for u in _units(store, hit, rank)]
     if not units:
         return _abstain(result, 0.0)
     weights = answer_weights(result, idf, known)
     scored = _score(units, result, store, weights)
     chosen = _select(scored, weights, max_quotes, result.query.quantities)
+    chosen = _cover_parts(chosen, scored, weights, result.query.parts, max_quotes)
     evidence_text = " ".join(store.page_text(p.document_id, p.page) or "" for p in pages)
     support = _coverage(evidence_text, weights)
     signals = answer_signals(result, chosen, support, weights)
@@ -101,6 +106,17 @@ def answer_extractively(
     if decided == "abstain":
         return _abstain(result, support, signals, probability)
     return _compose(chosen, support, signals, probability, hedged=decided == "hedge")
+
+
+def answer_pages(result: SearchResult, limit: int = 3) -> list[PageHit]:
+    """The pages to quote: the best ones of the best page's manual, and of any other
+    manual the question names ("compare the batteries of A and B"). A question is about
+    one piece of equipment; a passage of another manual that shares its words ("press and
+    hold", "fuse") answers a question nobody asked."""
+    if not result.pages:
+        return []
+    manuals = {result.pages[0].document_id, *result.query.products}
+    return [p for p in result.pages[: limit * 3] if p.document_id in manuals][:limit]
 
 
 def answer_signals(
@@ -117,7 +133,16 @@ def answer_signals(
     rarest = sorted(weights, key=lambda t: -weights[t])[:SALIENT_TERMS]
     quoted = _stems(" ".join(f"{u.context} {u.text}" for u in chosen))
     salient = sum(_found(t, quoted) for t in rarest) / len(rarest) if rarest else 0.0
-    return AnswerSignals(round(support, 4), round(best, 4), quantity, rank_score, salient)
+    # What the quotes miss of what is asked, as a share of the question's weight: a
+    # missing rare word ("which Modbus *register*") weighs, a generic one ("what
+    # *setting*") hardly.
+    missing = sum(
+        w for t, w in weights.items() if t in result.query.asked and not _found(t, quoted)
+    )
+    asked = 1.0 - missing / (sum(weights.values()) or 1.0)
+    return AnswerSignals(
+        round(support, 4), round(best, 4), quantity, rank_score, salient, round(asked, 4)
+    )
 
 
 def _select(
@@ -136,6 +161,42 @@ def _select(
         if extra is not None and extra.score >= 0.5 * best:
             chosen = [*chosen[: limit - 1], extra]
     return chosen
+
+
+def _cover_parts(
+    chosen: list[Evidence],
+    scored: list[Evidence],
+    weights: dict[str, float],
+    parts: Sequence[Sequence[str]],
+    limit: int,
+) -> list[Evidence]:
+    """A question that asks for two things ("what fuse rating and what cable size") gets a
+    quote for each: a part's key is its rarest word that some candidate quote prints, and
+    the best candidate that prints it is quoted, in place of the weakest quote when there
+    are enough. Only a quote's own text counts: a heading names a topic ("Power Cable And
+    Signal Wire Connection"), not the value asked for."""
+    if len(parts) < 2 or not scored:
+        return chosen
+    pool = [u for u in scored[: limit * 8] if u.score >= PART_SCORE * scored[0].score]
+    printed = [_stems(u.text) for u in pool]
+    for part in parts:
+        words = sorted((w for w in part if w in weights), key=lambda w: -weights[w])
+        key = next((w for w in words if any(_found(w, st) for st in printed)), None)
+        if key is None:
+            continue
+        # The best that prints the key, a value beside it first: "what cable size" is
+        # answered by "Power Cable (mm²) | 4.00", not by "Secure the cable with a clamp".
+        holding = [u for u, st in zip(pool, printed, strict=True) if _found(key, st)]
+        extra = max(holding, key=lambda u: u.score + PART_VALUE * _prints_value(u.text))
+        if extra not in chosen:
+            chosen = [*chosen[: limit - 1], extra] if len(chosen) >= limit else [*chosen, extra]
+    return chosen
+
+
+def _prints_value(text: str) -> bool:
+    """A value with its unit ("13.8 V") or a number in a table cell ("| 4.00"); a list
+    item's number ("1. Remove the cover") is not one."""
+    return bool(quantity_keys(text)) or bool(_CELL_NUMBER.search(text))
 
 
 def _greedy(scored: list[Evidence], weights: dict[str, float], limit: int) -> list[Evidence]:
@@ -308,6 +369,7 @@ def _score(
     for unit in units:
         text = f"{unit.context} {unit.text}"
         coverage = _coverage(text, weights)
+
         flat = unit.text.lower().replace(" ", "")
         ident = sum(1 for i in result.query.identifiers if i.lower().replace(" ", "") in flat)
         cos = float(np.clip(chunk_cos.get(unit.chunk_id, 0.0), 0, 1))

@@ -18,7 +18,7 @@ from functools import lru_cache
 import Stemmer
 
 from app.library.models import DocumentInfo
-from app.retrieval.units import QUANTITY, asked_key, quantity_keys, unit_key
+from app.retrieval.units import QUANTITY, asked_key, is_unit_name, quantity_keys, unit_key
 
 
 def _words(text: str) -> list[str]:
@@ -67,6 +67,14 @@ class QueryAnalysis:
     identifiers: tuple[str, ...]  # codes and values to match exactly
     quantities: tuple[str, ...]  # quantity keys the question asks for (``units.asked_key``)
     products: tuple[int, ...]  # ids of documents whose product the question names
+    # What it asks for, one tuple of words per asked thing ("what fuse rating and what
+    # cable size": two), from ``asked_parts``.
+    parts: tuple[tuple[str, ...], ...] = ()
+
+    @property
+    def asked(self) -> tuple[str, ...]:
+        """The words of what the question asks for (``asked_words``)."""
+        return tuple(dict.fromkeys(w for part in self.parts for w in part))
 
 
 def tokenize(text: str) -> list[str]:
@@ -174,18 +182,102 @@ def analyse(
         identifiers=tuple(idents),
         quantities=_asked_quantities(text, terms),
         products=tuple(_named_products(text, names)),
+        parts=tuple(tuple(p) for p in asked_parts(text)),
     )
 
 
+# English interrogatives: a question's thing asked for follows them ("what fuse rating",
+# "how many amps", "which terminal").
+_ASKING = ("what", "which", "how")
+_JOINING = ("and", "or")
+_AUXILIARY = ("do", "does", "did")
+# A noun phrase names its thing within a few words ("dump resistor wattage"); what follows
+# is the rest of the sentence ("key sends medical ...").
+MAX_ASKED_WORDS = 3
+
+
+def asked_words(text: str) -> list[str]:
+    """The content words of the phrases that say what a question asks for
+    (``asked_parts``, flattened)."""
+    return list(dict.fromkeys(w for part in asked_parts(text) for w in part))
+
+
+def asked_parts(text: str) -> list[list[str]]:
+    """The phrases that say what a question asks for, as lists of content words.
+
+    "I'm running a new supply to a BLN-018TC1 with a 12 V feed: what fuse rating and what
+    cable size does it need?" asks for a fuse rating and a cable size; the 12 V and the
+    supply are what the technician already knows. A phrase starts after an interrogative
+    ("what", "which", "how" and its measure word; after "what" and "which" a copula and
+    article are skipped: "what is the operating range", but "what does it do" asks for no
+    named thing) and runs over content words up to the next function word, at most
+    ``MAX_ASKED_WORDS`` words; "and"/"or" start another part of it. A question with no
+    interrogative ("Give me the torque for the clamp screws") asks for all of its
+    content words, a yes-or-no question for nothing.
+    """
+    tokens = tokenize(text)
+    if not any(t in _ASKING for t in tokens):
+        # "Will it keep working for every visit?" asks yes or no, not for a thing.
+        return [] if text.rstrip().endswith("?") else [content_terms(text)]
+    parts: list[list[str]] = []
+    i = 0
+    while i < len(tokens):
+        if tokens[i] not in _ASKING:
+            i += 1
+            continue
+        skipping = tokens[i] != "how"
+        part: list[str] = []
+        # After "how" comes what is measured ("how long", "how many"), a word the answer
+        # does not print: the thing asked for follows it ("how many amps").
+        i += 2 if tokens[i] == "how" else 1
+        while i < len(tokens):
+            token = tokens[i]
+            if token in _ASKING or (skipping and token in _AUXILIARY):
+                break  # "what does the manual say": the interrogative is the object
+            if len(token) == 1 and token.isalpha() and token not in STOPWORDS:
+                pass  # the "s" of "what's"
+            elif token not in STOPWORDS:
+                if len(part) == MAX_ASKED_WORDS:
+                    break
+                part.append(token)
+                skipping = False
+            elif token in _JOINING and i + 1 < len(tokens) and tokens[i + 1] not in STOPWORDS:
+                if part:
+                    parts.append(part)
+                part = []
+            elif not skipping:
+                break
+            i += 1
+        if part:
+            parts.append(part)
+    return parts
+
+
 def _asked_quantities(text: str, terms: Sequence[str]) -> tuple[str, ...]:
-    """Quantities the question's words name ("voltage"), and its unit symbols written with
-    both cases ("mAh", "kHz"), which are units rather than words or acronyms."""
-    keys = [k for t in terms if (k := asked_key(t)) is not None]
+    """Quantities the words of what the question asks for name ("what voltage", "how many
+    amps"; ``asked_words``), and its unit symbols there written with both cases ("mAh",
+    "kHz"), which are units rather than words or acronyms. Values and quantities told as
+    circumstance ("with a 12 V feed") are not asked for."""
+    asked = asked_words(text)
+    keys = [k for t in asked if (k := asked_key(t) or _asked_unit(t)) is not None]
+    wanted = set(asked)
     for token in re.findall(r"[A-Za-z]{2,5}", text):
         mixed = any(c.isupper() for c in token[1:]) and not token.isupper()
-        if mixed and (k := unit_key(token)) is not None:
+        if mixed and token.lower() in wanted and (k := unit_key(token)) is not None:
             keys.append(k)
     return tuple(dict.fromkeys(keys))
+
+
+def _asked_unit(word: str) -> str | None:
+    """The quantity of a unit named in the plural where a question says what it asks for
+    ("how many hours", "how many metres"): times and lengths, which ``asked_key`` leaves
+    out of ordinary words, are plainly asked for there."""
+    if len(word) < 4 or not word.endswith("s") or not word.isalpha():
+        return None
+    if not is_unit_name(word[:-1]):
+        return None  # "pins" is not pico-inches
+    key = unit_key(word[:-1])
+    return key if key not in (None, "⟨[]⟩") else None
 
 
 def _named_products(text: str, names: Mapping[int, frozenset[str]]) -> list[int]:

@@ -39,12 +39,15 @@ from app.retrieval.ranker import Candidate, reciprocal
 from app.retrieval.ranker import score as ranker_score
 from app.retrieval.regions import Region, idf_weights, select_regions
 from app.retrieval.terms import OcrVocabulary, expansions, line_stems, term_filter, token_stems
-from app.retrieval.units import quantity_keys, use_cache_folder
+from app.retrieval.units import VAGUE_BESIDE, quantity_keys, use_cache_folder
 from app.retrieval.vectors import VectorIndex
 
 _T = TypeVar("_T")
 # The rarest question words whose printed quantities the library is asked about.
 MAX_SALIENT = 6
+# A word asks for the quantity the library prints beside it when at least this share of
+# its lines print one ("Fuse 20A", "Fuse rated current (A)").
+BESIDE_SHARE = 0.4
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,8 +195,11 @@ class TextSearch:
         "torque", "volts"), and those the library prints beside its rarest words. In a
         library whose lines read "Fuse 20A" and "Fuse Rated Current(A)", a question about
         a fuse asks for a current; nothing here knows what a fuse is."""
-        found = dict.fromkeys(query.quantities)
-        salient = sorted(idf, key=lambda t: -idf[t])[:MAX_SALIENT]
+        if query.quantities:
+            return query.quantities  # the question names them ("what voltage")
+        found: dict[str, None] = {}
+        asked = [t for t in query.asked if t in idf]
+        salient = sorted(asked, key=lambda t: -idf[t])[:MAX_SALIENT]
         for term in salient:
             if term.isalpha() and len(term) > 2:
                 found.update(dict.fromkeys(self._quantities_beside(term)))
@@ -222,7 +228,11 @@ class TextSearch:
                 for quantity in quantity_keys(line) | quantity_keys(" ".join(lines[i + 1 : i + 3])):
                     counts[quantity] += 1
         share = max(lines_with, 1)
-        found = tuple(k for k, n in counts.items() if n >= 3 and n / share >= 0.3 and k != "⟨[]⟩")
+        found = tuple(
+            k
+            for k, n in counts.items()
+            if n >= 3 and n / share >= BESIDE_SHARE and k not in VAGUE_BESIDE
+        )
         self._beside[key] = found
         return found
 

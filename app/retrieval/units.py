@@ -70,6 +70,9 @@ _COLLIDING_UNITS = frozenset(
 MAX_NAME = 24  # longer than any unit or dimension name pint has, with a derived suffix
 # Dimensions too common or too vague to say what a question asks for.
 _VAGUE = frozenset({"[]", "[length]", "[time]"})
+# Printed beside almost anything ("hold for 3 s", "2 m cable", "page 3 of 40"): a word's
+# lines printing one says nothing of what the word asks for.
+VAGUE_BESIDE = frozenset({"⟨[]⟩", "⟨[length]⟩", "⟨[time]⟩", "⟨[area]⟩"})
 _lock = threading.Lock()
 _registry: Any = None
 _cache_folder: Path | None = None
@@ -196,7 +199,7 @@ def asked_key(word: str) -> str | None:
     if dimension in reg._dimensions and dimension not in _VAGUE:
         return key_of(reg.get_dimensionality(dimension))
     for candidate in (low[:-1] if low.endswith("s") else None, low):
-        if candidate and candidate in reg:
+        if candidate and (is_unit_name(candidate) or (candidate == low and _is_symbol(low))):
             key = _unit_name_key(candidate)
             if key is not None:
                 return key
@@ -205,6 +208,21 @@ def asked_key(word: str) -> str | None:
         if key is not None and low[:size] in reg._units:
             return key
     return None
+
+
+def is_unit_name(word: str) -> bool:
+    """Whether a word is a unit's own name or alias ("hour", "amp"), not its symbol ("bu",
+    a bushel, is not a word of a question) nor a prefixed parse ("pin": pico-inch)."""
+    definition = registry()._units.get(word)
+    return definition is not None and (
+        definition.name == word or word in getattr(definition, "aliases", ())
+    )
+
+
+def _is_symbol(word: str) -> bool:
+    """A unit symbol of three letters or more is a word of a question too ("psi")."""
+    definition = registry()._units.get(word)
+    return len(word) >= 3 and definition is not None and definition.symbol == word
 
 
 def _unit_name_key(name: str) -> str | None:

@@ -63,10 +63,19 @@ TRADE_WORDS = {
     "terminal",
     "lockout",
 }
-# Allowed: English function words (the Snowball stop list), the printed spellings of unit
-# signs the unit registry does not read ("℃" for "degC"), and the registry's own exotic
-# prefixes and units that collide with abbreviations.
-ALLOWED_LISTS = {"STOPWORDS", "_REWRITES", "_RARE_PREFIXES", "_COLLIDING_UNITS"}
+# Allowed: English function words (the Snowball stop list, and the interrogatives and
+# auxiliaries and conjunctions of it that say where a question's asked-for phrase is), the printed
+# spellings of unit signs the unit registry does not read ("℃" for "degC"), and the
+# registry's own exotic prefixes and units that collide with abbreviations.
+ALLOWED_LISTS = {
+    "STOPWORDS",
+    "_ASKING",
+    "_JOINING",
+    "_AUXILIARY",
+    "_REWRITES",
+    "_RARE_PREFIXES",
+    "_COLLIDING_UNITS",
+}
 
 
 def _modules() -> list[Path]:

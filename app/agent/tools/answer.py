@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Generator, Sequence
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
@@ -180,7 +181,7 @@ class AnswerTool(Tool):
             return compared
         best: tuple[SearchRun, ExtractiveAnswer] | None = None
         for run in state.searches:
-            quotes = self._quotes(run)
+            quotes = self._quotes(run, state.searches[0])
             if best is None or _better(quotes, best[1]):
                 best = (run, quotes)
         return best
@@ -188,19 +189,28 @@ class AnswerTool(Tool):
     def _compared(self, state: TreeData) -> tuple[SearchRun, ExtractiveAnswer] | None:
         groups = {frozenset(g) for g in state.atlas.products_named(state.prompt)}
         runs = [r for r in state.searches[1:] if frozenset(r.documents) in groups]
-        parts = [(r, q) for r in runs if not (q := self._quotes(r)).abstained]
+        first = state.searches[0]
+        parts = [(r, q) for r in runs if not (q := self._quotes(r, first)).abstained]
         if len(parts) < 2:
             return None
         titled = [(", ".join(state.atlas.titles(r.documents)), q) for r, q in parts]
         return state.searches[0], combine_quotes(titled)
 
-    def _quotes(self, run: SearchRun) -> ExtractiveAnswer:
+    def _quotes(self, run: SearchRun, first: SearchRun | None = None) -> ExtractiveAnswer:
+        """Quotes from one search's pages. What is asked for (the parts and quantities of
+        the question) is the technician's question's, read by the ``first`` search: a
+        later search's words ("factory code unlock settings") no longer say it."""
         res = self.resources
+        result = run.result
+        if first is not None and first is not run:
+            asked = first.result.query
+            query = replace(result.query, parts=asked.parts, quantities=asked.quantities)
+            result = replace(result, query=query)
         with res.clock.timing("answerer"):
-            terms = run.result.query.terms
+            terms = result.query.terms
             idf = res.text_search._idf(terms)
             known = res.text_search.known(terms)
-            return answer_extractively(run.result, res.library.store, idf, known=known)
+            return answer_extractively(result, res.library.store, idf, known=known)
 
     def _checked(
         self, state: TreeData, run: SearchRun, quotes: ExtractiveAnswer

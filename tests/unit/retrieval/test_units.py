@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.retrieval.query import analyse
-from app.retrieval.units import asked_key, quantity_keys, unit_key
+from app.retrieval.query import analyse, asked_parts
+from app.retrieval.units import asked_key, is_unit_name, quantity_keys, unit_key
 
 
 def key(text: str) -> str:
@@ -49,3 +49,44 @@ def test_unit_symbols_a_question_writes_are_asked_for() -> None:
     query = analyse("How many mAh is the battery, and how long does it charge?", [])
     assert query.quantities == (key("2000 mAh"),)
     assert "2000 mAh" not in query.identifiers
+
+
+def test_only_what_a_question_asks_for_names_its_quantity() -> None:
+    # The 12 V feed is the technician's situation; the fuse rating and cable size are asked.
+    query = analyse("With a 12 V feed to the unit, what fuse rating and what cable size?", [])
+    assert query.parts == (("fuse", "rating"), ("cable", "size"))
+    assert key("12 V") not in query.quantities
+    query = analyse("How many amps does the 5 V wall adapter need to deliver?", [])
+    assert query.quantities == (key("2 A"),)
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        (
+            "What is the operating temperature range of the unit?",
+            [["operating", "temperature", "range"]],
+        ),
+        (
+            "What voltage and maximum current does the output supply?",
+            [["voltage"], ["maximum", "current"]],
+        ),
+        ("How long do I hold the button?", []),
+        ("What does the unit do after a power cut?", []),
+        ("What's the most RF power it puts out?", [["rf", "power"]]),
+        ("Will it keep working for every visit?", []),
+        ("Give me the torque for the clamp screws", [["give", "torque", "clamp", "screws"]]),
+    ],
+)
+def test_the_asked_for_phrase_follows_the_interrogative(
+    question: str, parts: list[list[str]]
+) -> None:
+    assert asked_parts(question) == parts
+
+
+def test_unit_names_are_words_but_symbols_and_prefixed_parses_are_not() -> None:
+    assert is_unit_name("hour") and is_unit_name("amp") and is_unit_name("volt")
+    assert not is_unit_name("bu")  # the bushel's symbol, not the word "bus"
+    assert not is_unit_name("pin")  # pico-inch, not a connector pin
+    assert asked_key("bus") is None and asked_key("pins") is None
+    assert asked_key("psi") == key("30 psi")

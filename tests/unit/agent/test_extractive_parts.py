@@ -1,0 +1,42 @@
+"""The no-LLM answer quotes each thing a question asks for, from the manual it is about."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from app.agent.extractive import Evidence, _cover_parts, answer_pages
+from app.retrieval.query import analyse
+from app.retrieval.text import PageHit, SearchResult
+
+
+def hit(doc: int, page: int) -> PageHit:
+    return PageHit(doc, f"m{doc}.pdf", f"Manual {doc}", page, 1.0, 1.0, (), ())
+
+
+def unit(text: str, score: float) -> Evidence:
+    return Evidence(text, hit(1, 1), 0, (0.0, 0.0, 1.0, 1.0), score=score)
+
+
+def test_quotes_come_from_the_best_pages_manual_unless_the_question_names_others() -> None:
+    pages = (hit(1, 3), hit(2, 7), hit(1, 4), hit(3, 1), hit(1, 9))
+    query = analyse("What fuse does it take?", [])
+    result = SearchResult(query, pages, 1.0)
+    assert [(p.document_id, p.page) for p in answer_pages(result)] == [(1, 3), (1, 4), (1, 9)]
+    named = SearchResult(replace(query, products=(2,)), pages, 1.0)
+    assert [(p.document_id, p.page) for p in answer_pages(named)] == [(1, 3), (2, 7), (1, 4)]
+
+
+def test_each_asked_part_gets_the_best_quote_that_prints_its_key_with_a_value() -> None:
+    fuse = unit("Model → Fuse Rated Current(A) | 12 | 17 | 36", 1.0)
+    fuse2 = unit("Model → Fuse Rated Current(A) | 17 | 17", 0.98)
+    topic = unit("Power Cable And Signal Wire Connection 1. Remove the cover", 0.55)
+    cable = unit("Model → Power Cable (mm²) | 4.00 | 4.00 | 6.00", 0.5)
+    weak = unit("Secure the cable with the wire clamp.", 0.2)  # below the share of the best
+    scored = [fuse, fuse2, topic, cable, weak]
+    weights = {"fuse": 4.6, "rating": 3.0, "cable": 3.0, "size": 3.7}
+    parts = (("fuse", "rating"), ("cable", "size"))
+    chosen = _cover_parts([fuse, fuse2, topic], scored, weights, parts, limit=4)
+    assert cable in chosen and fuse in chosen
+    # At the limit the weakest quote makes room; one part alone changes nothing.
+    assert _cover_parts([fuse, fuse2, topic], scored, weights, parts, limit=3)[-1] is cable
+    assert _cover_parts([fuse], scored, weights, (("cable", "size"),), limit=4) == [fuse]
