@@ -9,6 +9,6 @@ WEIGHTS: dict[str, float] = {
     "chunk_bm25": 0.0000,
     "dense": 0.2500,
     "product": 0.2500,
-    "quantity": 0.0000,
+    "quantity": 0.1000,
     "identifiers": 0.2500,
 }
