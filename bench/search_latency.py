@@ -416,9 +416,10 @@ def measure(store: Store, synth: Synth, args: argparse.Namespace) -> None:
     gc.collect()
     title = f"Vector KNN, {len(ids):,} chunks x {DIM} dims, ms"
     print(f"\n{title:<54s} {HEADER}  recall")
-    for k in (10, 60):
+    candidates = TextSearch.__init__.__defaults__[0]  # type: ignore[index]
+    for k in (10, candidates):
         exact = truth(ids, matrix, queries, k)
-        print(f" k={k}" + (" (TextSearch's candidate count)" if k == 60 else ""))
+        print(f" k={k}" + (" (TextSearch's candidate count)" if k == candidates else ""))
         for name, (wall, cpu, recall) in time_knn(variants, queries, k, exact).items():
             print_row(name, wall, cpu, f"recall@{k} {recall:.4f}")
     print("  (cpu: the calling thread's; the numpy reference's BLAS threads are not counted)")
