@@ -2,9 +2,9 @@
 
     .venv/bin/python bench/fit_abstention.py --cache DIR [--write]
 
-Every question of every development set (unanswerable ones included) is searched and
-answered extractively once, and the abstention signals of its answer are kept
-(``app/agent/abstention.py``). A logistic model of "the evidence answers it" is fitted,
+Every question of every development set (unanswerable ones included) is asked through the
+no-LLM agent, and the abstention signals (``app/agent/abstention.py``) of every quote set it
+weighs are kept: it answers when any of its searches' quotes clears the threshold. A logistic model of "the evidence answers it" is fitted,
 then the threshold below which Lantern declines: the highest one that keeps false
 abstentions at or under ``--max-false`` of the answerable questions of the fitting data.
 
@@ -41,43 +41,55 @@ HEDGE_BAND = 0.15
 class Sample:
     corpus: str
     question: str
-    signals: np.ndarray
+    runs: np.ndarray  # searches x signals: every quote set the agent weighed
     answerable: bool
+
+    @property
+    def signals(self) -> np.ndarray:
+        """The first search's signals (the question as asked)."""
+        return self.runs[0]
 
 
 def collect(sets: Sequence[BenchSet], cache: Path | None) -> list[Sample]:
-    from app.agent.extractive import answer_extractively
-    from app.library.embedding import make_embedder
-    from app.retrieval.text import TextSearch
+    """Ask every question through the no-LLM agent, keeping the signals of every quote set
+    it weighs: it answers when any of its searches' quotes clears the threshold (a later
+    search narrowed to the routed manual may quote what the first missed)."""
+    import app.agent.tools.answer as answer_tool
+    from app.agent.service import build_answerer
 
-    embedder = make_embedder("minilm")
+    seen: list[np.ndarray] = []
+    original = answer_tool.answer_extractively
+
+    def recording(*args: object, **kwargs: object) -> object:
+        quotes = original(*args, **kwargs)  # type: ignore[arg-type]
+        if quotes.signals is not None:
+            seen.append(np.asarray(quotes.signals.as_tuple(), dtype=float))
+        return quotes
+
+    answer_tool.answer_extractively = recording  # type: ignore[assignment]
     out: list[Sample] = []
-    libraries: dict[Path, object] = {}
-    for bench_set in sets:
-        if bench_set.corpus not in libraries:
-            libraries[bench_set.corpus] = open_library(bench_set.corpus, cache)[0]
-        store = libraries[bench_set.corpus].store  # type: ignore[attr-defined]
-        search = TextSearch(store, embedder)
-        for item in load_dataset(bench_set.dataset):
-            result = search.search(item.query)
-            terms = result.query.terms
-            quotes = answer_extractively(
-                result, store, search._idf(terms), known=search.known(terms)
-            )
-            if quotes.signals is None:
-                values = np.zeros(len(SIGNALS))
-            else:
-                values = np.asarray(quotes.signals.as_tuple(), dtype=float)
-            out.append(Sample(bench_set.corpus.name, item.id, values, not item.unanswerable))
-        search.close()
+    libraries: dict[Path, tuple[object, object]] = {}
+    try:
+        for bench_set in sets:
+            if bench_set.corpus not in libraries:
+                libraries[bench_set.corpus] = open_library(bench_set.corpus, cache)
+            library, settings = libraries[bench_set.corpus]
+            answerer = build_answerer(library, settings)  # type: ignore[arg-type]
+            for item in load_dataset(bench_set.dataset):
+                seen.clear()
+                list(answerer.ask(item.query))
+                runs = np.asarray(seen) if seen else np.zeros((1, len(SIGNALS)))
+                out.append(Sample(bench_set.corpus.name, item.id, runs, not item.unanswerable))
+    finally:
+        answer_tool.answer_extractively = original  # type: ignore[assignment]
     return out
 
 
 def fit(samples: Sequence[Sample], l2: float = 0.01, steps: int = 4000) -> np.ndarray:
     """Logistic regression (bias first), classes weighted equally: unanswerable questions
     are few, and declining them is half of what is asked."""
-    x = np.asarray([np.r_[1.0, s.signals] for s in samples])
-    y = np.asarray([s.answerable for s in samples], dtype=float)
+    x = np.asarray([np.r_[1.0, run] for s in samples for run in s.runs])
+    y = np.asarray([s.answerable for s in samples for _ in s.runs], dtype=float)
     pos = max(y.sum(), 1.0)
     neg = max(len(y) - y.sum(), 1.0)
     weight = np.where(y == 1, 0.5 / pos, 0.5 / neg)
@@ -90,8 +102,12 @@ def fit(samples: Sequence[Sample], l2: float = 0.01, steps: int = 4000) -> np.nd
 
 
 def probabilities(samples: Sequence[Sample], w: np.ndarray) -> np.ndarray:
-    x = np.asarray([np.r_[1.0, s.signals] for s in samples])
-    return 1 / (1 + np.exp(-(x @ w)))
+    """Per question, the best of its quote sets: the agent answers when any clears."""
+    out = []
+    for s in samples:
+        x = np.c_[np.ones(len(s.runs)), s.runs]
+        out.append(float(np.max(1 / (1 + np.exp(-(x @ w))))))
+    return np.asarray(out)
 
 
 def threshold(samples: Sequence[Sample], w: np.ndarray, max_false: float) -> float:

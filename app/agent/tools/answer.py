@@ -27,8 +27,9 @@ from app.retrieval.fusion import fuse
 from app.runtime.dspy_bridge import GenerationCancelled
 
 T = TypeVar("T")
-# A later search's quotes replace the first search's only when clearly better supported.
-SUPPORT_MARGIN = 0.15
+# A later search's quotes replace the first search's only when the abstention model is
+# clearly surer they answer the question.
+PROBABILITY_MARGIN = 0.05
 TOKEN_CHARS = 24
 EVIDENCE_PAGES = 4
 EVIDENCE_CHARS = 1800
@@ -175,13 +176,25 @@ class AnswerTool(Tool):
 
     def best_quotes(self, state: TreeData) -> tuple[SearchRun, ExtractiveAnswer] | None:
         """The quotes of the first search, or of a later one when clearly better; for a
-        comparison searched product by product, each product's quotes together."""
+        comparison searched product by product, each product's quotes together.
+
+        A later search counts only when its best page is in the manual of the first
+        search's best page, or one the question names: the ranking shown is the first
+        search's, and a search narrowed to another manual finds words in common ("press
+        and hold") in equipment nobody asked about."""
         compared = self._compared(state)
         if compared is not None:
             return compared
+        first = state.searches[0] if state.searches else None
+        manuals = set()
+        if first is not None and first.result.pages:
+            manuals = {first.result.pages[0].document_id, *first.result.query.products}
         best: tuple[SearchRun, ExtractiveAnswer] | None = None
         for run in state.searches:
-            quotes = self._quotes(run, state.searches[0])
+            top = run.result.pages[0].document_id if run.result.pages else None
+            if run is not first and manuals and top not in manuals:
+                continue
+            quotes = self._quotes(run, first)
             if best is None or _better(quotes, best[1]):
                 best = (run, quotes)
         return best
@@ -320,9 +333,10 @@ def _first(state: TreeData) -> SearchRun | None:
 
 
 def _better(new: ExtractiveAnswer, old: ExtractiveAnswer) -> bool:
-    if new.abstained != old.abstained:
-        return old.abstained
-    return new.support > old.support + SUPPORT_MARGIN
+    """Whether a later search's quotes replace the first's: by the abstention model's
+    probability that they answer the question, the figure that decides to decline (a
+    narrowed search's quotes can hold more of the question's words and answer it less)."""
+    return new.probability > old.probability + PROBABILITY_MARGIN
 
 
 def _verdict_record(verdict: Any) -> dict[str, Any]:
