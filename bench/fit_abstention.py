@@ -4,9 +4,10 @@
 
 Every question of every development set (unanswerable ones included) is asked through the
 no-LLM agent, and the abstention signals (``app/agent/abstention.py``) of every quote set it
-weighs are kept: it answers when any of its searches' quotes clears the threshold. A logistic model of "the evidence answers it" is fitted,
-then the threshold below which Lantern declines: the highest one that keeps false
-abstentions at or under ``--max-false`` of the answerable questions of the fitting data.
+weighs are kept: it answers when the best of its searches' quotes clears the threshold. A
+logistic model of "the evidence answers it" is fitted on them all, then the threshold
+below which Lantern declines: the highest one that keeps false abstentions (by each
+question's best quote set) at or under ``--max-false`` of the answerable questions.
 
 Printed per corpus: the model fitted on the other corpus, on this one, and on all (the
 one that ships with ``--write``, into ``app/agent/abstention_weights.py``): unanswerables
