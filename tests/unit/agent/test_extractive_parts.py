@@ -40,3 +40,14 @@ def test_each_asked_part_gets_the_best_quote_that_prints_its_key_with_a_value() 
     # At the limit the weakest quote makes room; one part alone changes nothing.
     assert _cover_parts([fuse, fuse2, topic], scored, weights, parts, limit=3)[-1] is cable
     assert _cover_parts([fuse], scored, weights, (("cable", "size"),), limit=4) == [fuse]
+
+
+def test_a_later_search_replaces_the_first_only_when_surer_it_answers() -> None:
+    from app.agent.extractive import ExtractiveAnswer
+    from app.agent.tools.answer import _better
+
+    first = ExtractiveAnswer("a", (), False, support=0.4, probability=0.6)
+    wordier = ExtractiveAnswer("b", (), False, support=0.9, probability=0.5)
+    surer = ExtractiveAnswer("c", (), False, support=0.5, probability=0.8)
+    assert not _better(wordier, first)  # more of the question's words, less of an answer
+    assert _better(surer, first)
