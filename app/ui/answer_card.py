@@ -22,9 +22,9 @@ from app.agent.events import Answer, CitationOut, Decision, Done, Error, Result,
 from app.ui.answer_format import answer_html, plain_answer
 from app.ui.feedback_bar import FeedbackBar
 from app.ui.flow_layout import FlowLayout
-from app.ui.messages import AnsweredQuestion
 from app.ui.timeline import Timeline
 from app.ui.widgets import named, short_title
+from app.worker.messages import AnsweredQuestion
 
 ABSTAIN_TITLE = "The manuals don't answer this"
 

@@ -22,9 +22,10 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QImage
 
 from app.agent.events import Done, Error
-from app.ui.benchmark.messages import BENCH_REPLIES, BenchRequest
-from app.ui.library_messages import PackDone, PackRequest, WatchRequest, WatchState
-from app.ui.messages import (
+from app.ui.receiver import Receiver
+from app.worker.bench_messages import BENCH_REPLIES, BenchRequest
+from app.worker.library_messages import PackDone, PackRequest, WatchRequest, WatchState
+from app.worker.messages import (
     AnswerEvent,
     AskRequest,
     CancelAnswer,
@@ -50,7 +51,6 @@ from app.ui.messages import (
     WorkerFailure,
     WorkerReady,
 )
-from app.ui.receiver import Receiver
 
 WORKER_NICENESS = 5
 
@@ -61,7 +61,7 @@ def run_engine(requests: Connection, replies: Connection, config: EngineConfig) 
     runs at a lower priority so that, when the CPU is short, the window is served first."""
     with contextlib.suppress(OSError, AttributeError):
         os.nice(WORKER_NICENESS)
-    from app.ui.engine import engine_main
+    from app.worker.engine import engine_main
 
     engine_main(requests, replies, config)
 
@@ -79,7 +79,7 @@ class Controller(QObject):
     models_listed = Signal(object)  # ModelsListed
     download_update = Signal(object)  # DownloadUpdate
     feedback_saved = Signal(object)  # FeedbackSaved
-    bench_reply = Signal(object)  # a reply of app.ui.benchmark.messages
+    bench_reply = Signal(object)  # a reply of app.worker.bench_messages
     pack_done = Signal(object)  # PackDone
     watch_state = Signal(object)  # WatchState
     failure = Signal(str)

@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
 
 from app.agent.events import Done
 from app.ui.answer_card import AnswerCard
-from app.ui.messages import Turn
 from app.ui.widgets import named
+from app.worker.messages import Turn
 
 WELCOME = (
     "<h2 style='margin-bottom:6px'>Ask your manuals</h2>"

@@ -17,7 +17,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog
 
 from app.agent.events import Answer
-from app.ui.messages import AddToBenchmarkRequest, FeedbackSaved, RateRequest, RightPageRequest
+from app.worker.messages import AddToBenchmarkRequest, FeedbackSaved, RateRequest, RightPageRequest
 
 if TYPE_CHECKING:
     from app.ui.answer_card import AnswerCard

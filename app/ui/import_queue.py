@@ -16,8 +16,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.ui.messages import FileProgress, FileResult
 from app.ui.widgets import named
+from app.worker.messages import FileProgress, FileResult
 
 # Share of the bar each phase fills, in order; a phase's own progress moves within its band.
 PHASES = {

@@ -17,8 +17,8 @@ from PySide6.QtWidgets import QWidget
 from app.agent.events import Answer, CitationOut, Decision, Done, Error, Result, Status, Token
 from app.ui.answer_card import AnswerCard
 from app.ui.import_queue import ImportRow
-from app.ui.messages import FileProgress, FileResult
 from app.ui.page_view import PageView
+from app.worker.messages import FileProgress, FileResult
 
 SAMPLE = (
     "From the manuals:\n- **Terminal:** AUX+ · press ✱ 2 → 13.8 V DC ±5 %, 2.2 kΩ, 25 °C "

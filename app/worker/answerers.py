@@ -18,7 +18,7 @@ from typing import Any, Protocol
 from app.agent.events import Error, Event
 from app.config import Settings
 from app.library.library import Library
-from app.ui.messages import Turn
+from app.worker.messages import Turn
 
 
 class Answerer(Protocol):

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from app.config import Settings
-from app.ui.answerers import load_factory
-from app.ui.benchmark.messages import (
+from app.worker.answerers import load_factory
+from app.worker.bench_messages import (
     BenchAnswered,
     BenchAskRequest,
     BenchFinished,
@@ -29,7 +29,7 @@ from app.ui.benchmark.messages import (
     OptimizeRequest,
     OptimizeUpdate,
 )
-from app.ui.lanes import Lane, Send
+from app.worker.lanes import Lane, Send
 
 
 def llm_of(answerer: Any) -> Callable[[], Any] | None:

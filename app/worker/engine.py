@@ -22,12 +22,12 @@ from typing import Any
 from app.library.library import Library
 from app.library.store import LibraryDamaged
 from app.runtime.idle import IdleUnloader
-from app.ui.benchmark.lane import BenchLane
-from app.ui.benchmark.messages import BenchRequest, BenchStopRequest
-from app.ui.feedback_lane import FeedbackLane
-from app.ui.lanes import WARM, AnswerLane
-from app.ui.library_messages import PackRequest, WatchRequest
-from app.ui.messages import (
+from app.worker.bench_lane import BenchLane
+from app.worker.bench_messages import BenchRequest, BenchStopRequest
+from app.worker.feedback_lane import FeedbackLane
+from app.worker.lanes import WARM, AnswerLane
+from app.worker.library_messages import PackRequest, WatchRequest
+from app.worker.messages import (
     AskRequest,
     CancelAnswer,
     CancelImports,
@@ -46,7 +46,7 @@ from app.ui.messages import (
     WorkerFailure,
     WorkerReady,
 )
-from app.ui.work_lanes import ImportLane, PagesLane
+from app.worker.work_lanes import ImportLane, PagesLane
 
 
 class Outbox:

@@ -19,8 +19,8 @@ from typing import Any
 from app.agent.events import Done, Error, Token
 from app.config import Settings
 from app.library.library import Library
-from app.ui.answerers import load_factory
-from app.ui.messages import (
+from app.worker.answerers import load_factory
+from app.worker.messages import (
     AnswerEvent,
     AskRequest,
     LibraryState,

@@ -15,10 +15,10 @@ from typing import Any
 from app.config import Settings
 from app.library.import_events import ImportProgress, ImportResult
 from app.library.models import DocumentInfo
-from app.ui.benchmark.messages import BenchReply, BenchRequest
-from app.ui.library_messages import PackDone, PackRequest, WatchRequest, WatchState
+from app.worker.bench_messages import BenchReply, BenchRequest
+from app.worker.library_messages import PackDone, PackRequest, WatchRequest, WatchState
 
-DEFAULT_ANSWERER = "app.ui.answerers:agent_answerer"
+DEFAULT_ANSWERER = "app.worker.answerers:agent_answerer"
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from app.library import watch
-from app.ui.library_messages import WatchRequest, WatchState
-from app.ui.messages import ImportEvent, ImportQueued
+from app.worker.library_messages import WatchRequest, WatchState
+from app.worker.messages import ImportEvent, ImportQueued
 
 log = logging.getLogger(__name__)
 

@@ -16,9 +16,9 @@ from typing import Any, Literal
 import pymupdf
 
 from app.library.importer import Importer, ImportProgress, ImportResult, expand_paths
-from app.ui.lanes import Lane, library_state, staged_copy
-from app.ui.library_messages import PackDone, PackRequest, WatchRequest
-from app.ui.messages import (
+from app.worker.lanes import Lane, library_state, staged_copy
+from app.worker.library_messages import PackDone, PackRequest, WatchRequest
+from app.worker.messages import (
     FileProgress,
     FileResult,
     ImportEvent,
@@ -34,7 +34,7 @@ from app.ui.messages import (
     Thumbnails,
     ThumbnailsRequest,
 )
-from app.ui.watch_lane import WatchService
+from app.worker.watch_lane import WatchService
 
 
 @dataclass(slots=True)
