@@ -455,7 +455,7 @@ def cmd_bench(args: argparse.Namespace, settings: Any) -> int:
         library_path=str(library.root),
         started=started,
         finished=now_iso(),
-        mode=answerer.mode_reason.removeprefix("llm ") if llm_mode else "no-LLM",
+        mode=answerer.llm_choice.run_mode,
         judge_method=judge.method,
         program_version=_program_version(library.programs_dir) if llm_mode else None,
         questions=len(output["records"]),

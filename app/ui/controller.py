@@ -22,6 +22,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QImage
 
 from app.agent.events import Done, Error
+from app.agent.state import Turn
 from app.ui.receiver import Receiver
 from app.worker.bench_messages import BENCH_REPLIES, BenchRequest
 from app.worker.library_messages import PackDone, PackRequest, WatchRequest, WatchState
@@ -47,7 +48,6 @@ from app.worker.messages import (
     Request,
     StopRequest,
     ThumbnailsRequest,
-    Turn,
     WorkerFailure,
     WorkerReady,
 )
@@ -153,7 +153,7 @@ class Controller(QObject):
         if self.current_job:
             message = "the background worker stopped while answering; please ask again"
             self.answer_event.emit(self.current_job, Error(message, "answer", False))
-            self.answer_event.emit(self.current_job, Done(0.0))
+            self.answer_event.emit(self.current_job, Done(0.0, status="failed"))
         self._close_pipes()
         self.process = None
         self.start()

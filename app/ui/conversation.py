@@ -21,9 +21,9 @@ from PySide6.QtWidgets import (
 )
 
 from app.agent.events import Done
+from app.agent.state import Turn
 from app.ui.answer_card import AnswerCard
 from app.ui.widgets import named
-from app.worker.messages import Turn
 
 WELCOME = (
     "<h2 style='margin-bottom:6px'>Ask your manuals</h2>"

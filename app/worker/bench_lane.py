@@ -29,7 +29,7 @@ from app.worker.bench_messages import (
     OptimizeRequest,
     OptimizeUpdate,
 )
-from app.worker.lanes import Lane, Send
+from app.worker.lanes import Lane, Send, llm_choice_of
 
 
 def llm_of(answerer: Any) -> Callable[[], Any] | None:
@@ -44,7 +44,7 @@ def mode_of(answerer: Any) -> str:
     """The answerer's mode as a saved run records it: the LLM's model id, or "no-LLM"."""
     if getattr(answerer, "mode", "") != "llm":
         return "no-LLM"
-    return str(getattr(answerer, "mode_reason", "")).removeprefix("llm ") or "LLM"
+    return llm_choice_of(answerer).model_id or "LLM"
 
 
 def plain(value: Any) -> Any:

@@ -19,6 +19,7 @@ import threading
 from multiprocessing.connection import Connection
 from typing import Any
 
+from app.agent.mode import LlmChoice
 from app.library.library import Library
 from app.library.store import LibraryDamaged
 from app.runtime.idle import IdleUnloader
@@ -104,10 +105,8 @@ class Engine:
             lane.start()
         self.bench.start()
         self.idle.start()
-        llm = "" if settings.llm_off else settings.llm
-        mode = f"LLM · {llm}" if llm else "no-LLM"
-        models = tuple(m for m in (settings.embedder, llm, settings.vlm) if m)
-        self.send(WorkerReady(str(settings.library_dir), mode, models))
+        named = LlmChoice.from_settings(settings)
+        self.send(WorkerReady(str(settings.library_dir), named.label, named.models(settings)))
         self.pages.put("library")
         self.answers.put(WARM)
         self.imports.enqueue(WatchRequest("start"))  # catch up on the watched folders

@@ -90,7 +90,7 @@ class WatchService:
         for event in watch.sync(self.lane.library, self.lane.importer(), only, cancel):
             if hasattr(event, "phase") and not self.lane.throttle.wanted(event):
                 continue
-            self.lane.send(ImportEvent(self.lane.as_message(event)))
+            self.lane.send(ImportEvent(event))
             changed |= getattr(event, "status", "") == "imported"
         if changed:
             self.lane._changed()
