@@ -25,8 +25,9 @@ from app.agent.mode import NO_LLM
 from app.agent.policy import Choice, LlmPolicy, RulePolicy
 from app.agent.question import clip_question, decline, question_problem
 from app.agent.state import Found, Task, TreeData, Turn
-from app.agent.tools import Outcome, Resources, Tool, ToolError, default_tools
+from app.agent.tools import Outcome, Resources, Tool, ToolError
 from app.agent.tools.answer import AnswerInputs, AnswerTool, stream_text
+from app.agent.tools.toolbox import default_tools
 from app.agent.trace import TraceRecorder
 from app.runtime.types import Cancel, cancel_checker
 

@@ -134,7 +134,7 @@ def _visual_search(library: Library, settings: Settings) -> Any:
     if not settings.colqwen:
         return None
     from app.retrieval.visual import VisualSearch
-    from app.runtime.colqwen import load_colqwen
+    from app.runtime.colqwen_loader import load_colqwen
 
     try:
         backend = load_colqwen(settings.colqwen, models_dir=settings.models_dir)

@@ -44,13 +44,13 @@ def embed_pages(
 
     ``backend`` overrides the configured model (tests pass a fake one).
     """
-    from app.retrieval.visual import embed_missing_pages
+    from app.library.visual_index import embed_missing_pages
     from app.runtime.colqwen import (
         ColQwenUnavailable,
-        load_colqwen,
         missing_weights_reason,
         resolve_model_path,
     )
+    from app.runtime.colqwen_loader import load_colqwen
 
     model = settings.colqwen or getattr(backend, "name", "")
     if backend is None:

@@ -4,8 +4,8 @@ A ColQwen model turns a page image into one vector per image patch (plus a few p
 tokens) and a query into one vector per token; a page's score for a query is MaxSim, the
 sum over query tokens of the best cosine with any page vector. Two backends implement the
 same protocol: ``colqwen_mlx`` (mlx-vlm, the one used on Apple Silicon) and
-``colqwen_torch`` (colpali-engine, the reference). Both import their frameworks lazily, so
-importing this module costs nothing.
+``colqwen_torch`` (colpali-engine, the reference); ``colqwen_loader.load_colqwen`` picks
+one. Both import their frameworks lazily, so importing this module costs nothing.
 """
 
 from __future__ import annotations
@@ -183,32 +183,6 @@ def choose_backend(preferred: BackendName = "auto") -> Literal["mlx", "torch"]:
         return preferred
     on_apple = sys.platform == "darwin" and platform.machine() == "arm64"
     return "mlx" if on_apple else "torch"
-
-
-def load_colqwen(
-    spec: str,
-    *,
-    backend: BackendName = "auto",
-    options: ColQwenOptions | None = None,
-    models_dir: Path | None = None,
-) -> ColQwenBackend:
-    """A lazy backend for the model ``spec`` (nothing is loaded until first use).
-
-    A LoRA adapter folder (what vidore publishes) goes to torch even on a Mac: mlx-vlm
-    loads only merged checkpoints (see ``colqwen_mlx``).
-    """
-    options = options or ColQwenOptions()
-    path = resolve_model_path(spec, models_dir)
-    which = choose_backend(backend)
-    if which == "mlx" and path is not None and adapter_base(path) is not None and backend == "auto":
-        which = "torch"
-    if which == "mlx":
-        from app.runtime.colqwen_mlx import MlxColQwen
-
-        return MlxColQwen(spec, path, options)
-    from app.runtime.colqwen_torch import TorchColQwen
-
-    return TorchColQwen(spec, path, options, models_dir=models_dir)
 
 
 def missing_weights_reason(spec: str, path: Path | None) -> str:

@@ -24,6 +24,11 @@ Cancel = threading.Event | Callable[[], bool] | None
 """A flag checked between tokens: an Event (set = cancel) or a callable returning True."""
 
 
+class EmbedderError(Exception):
+    """The text embedder cannot be found or loaded (``app.library.embedding`` uses it; it is
+    here so the embedder's numpy backend can raise it without importing that module)."""
+
+
 @dataclass(frozen=True, slots=True)
 class TokenEvent:
     """A piece of generated text; the last event of a stream has a ``finish_reason``.
