@@ -134,10 +134,10 @@ def _visual_search(library: Library, settings: Settings) -> Any:
     if not settings.colqwen:
         return None
     from app.retrieval.visual import VisualSearch
-    from app.runtime.colqwen_loader import load_colqwen
+    from app.runtime.colqwen_registry import colqwen_backend
 
     try:
-        backend = load_colqwen(settings.colqwen, models_dir=settings.models_dir)
+        backend = colqwen_backend(settings)
     except Exception as exc:
         log.warning("visual search is off: %s", exc)
         return None
