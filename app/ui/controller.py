@@ -8,10 +8,8 @@ Widgets never see the pipes.
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import multiprocessing as mp
-import os
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from multiprocessing.connection import Connection
@@ -22,9 +20,10 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QImage
 
 from app.agent.events import Done, Error
-from app.agent.state import Turn
+from app.agent.turn import Turn
 from app.ui.receiver import Receiver
 from app.worker.bench_messages import BENCH_REPLIES, BenchRequest
+from app.worker.entry import run_engine
 from app.worker.library_messages import PackDone, PackRequest, WatchRequest, WatchState
 from app.worker.messages import (
     AnswerEvent,
@@ -51,19 +50,6 @@ from app.worker.messages import (
     WorkerFailure,
     WorkerReady,
 )
-
-WORKER_NICENESS = 5
-
-
-def run_engine(requests: Connection, replies: Connection, config: EngineConfig) -> None:
-    """The worker process's entry point; the engine (and with it PyMuPDF, SQLite, numpy
-    and the models) is imported there only, never in the window's process. The worker
-    runs at a lower priority so that, when the CPU is short, the window is served first."""
-    with contextlib.suppress(OSError, AttributeError):
-        os.nice(WORKER_NICENESS)
-    from app.worker.engine import engine_main
-
-    engine_main(requests, replies, config)
 
 
 class Controller(QObject):

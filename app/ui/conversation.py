@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.agent.events import Done
-from app.agent.state import Turn
+from app.agent.turn import Turn
 from app.ui.answer_card import AnswerCard
 from app.ui.widgets import named
 

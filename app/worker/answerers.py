@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from app.agent.events import Error, Event
 from app.agent.mode import LlmChoice
-from app.agent.state import Turn
+from app.agent.turn import Turn
 from app.config import Settings
 from app.library.library import Library
 

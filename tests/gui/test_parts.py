@@ -9,10 +9,11 @@ import threading
 import time
 
 from app.agent.events import Done, Token
+from app.library.import_events import ImportProgress as FileProgress
 from app.ui.answer_format import answer_html, split_sources, tidy_row
 from app.ui.receiver import FrameReader
 from app.worker.lanes import TokenBatcher
-from app.worker.messages import AnswerEvent, FileProgress
+from app.worker.messages import AnswerEvent
 from app.worker.work_lanes import ProgressThrottle
 
 
