@@ -9,10 +9,17 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
+from app.cli_common import (
+    ProgressPrinter,
+    answerer_for,
+    check_library_dir,
+    check_writable,
+    open_library,
+    print_result,
+)
 from app.cli_library import COMMANDS as LIBRARY_COMMANDS
 from app.cli_library import add_parsers as add_library_parsers
 from app.config import SettingsError, load_settings
@@ -99,97 +106,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-# Exit status when the library was found damaged (and set aside and rebuilt).
-EXIT_DAMAGED = 3
-
-
-def _open_library(settings: Any, must_exist: bool = False) -> Any:
-    """The library, or SystemExit with a one-line reason (damaged, missing, unwritable).
-
-    A damaged database is never used: it is kept aside, the library is rebuilt from the
-    PDF copies it stored (with progress), and the command ends with EXIT_DAMAGED so a
-    missing answer is never mistaken for a manual that does not cover the question.
-    """
-    from app.library.library import Library
-    from app.library.recovery import pending
-    from app.library.store import DB_NAME, LibraryDamaged, StoreError
-
-    _check_library_dir(settings.library_dir)
-    if pending(settings.library_dir):
-        _rebuild(settings, "a rebuild of the damaged library was interrupted; resuming it")
-        raise SystemExit(EXIT_DAMAGED)
-    if must_exist and not (settings.library_dir / DB_NAME).is_file():
-        raise SystemExit(f"error: no library at {settings.library_dir}: import manuals first")
-    try:
-        return Library.open(settings.library_dir)
-    except LibraryDamaged as exc:
-        _recover(settings, exc)
-        raise SystemExit(EXIT_DAMAGED) from None
-    except StoreError as exc:
-        raise SystemExit(f"error: {exc}") from None
-
-
-def _check_library_dir(folder: Path) -> None:
-    """A path that exists but is not a folder is not a library: say so, never 'empty'."""
-    if folder.exists() and not folder.is_dir():
-        hint = f" (did you mean its folder {folder.parent}?)" if folder.name == "library.db" else ""
-        raise SystemExit(f"error: {folder} is not a library: it is a file, not a folder{hint}")
-
-
-def _check_writable(folder: Path) -> None:
-    """One sentence, before any work, when the library folder cannot be written."""
-    from app.library.library import writable_problem
-
-    problem = writable_problem(folder)
-    if problem:
-        raise SystemExit(f"error: {problem}")
-
-
-def _recover(settings: Any, damage: Exception) -> None:
-    from app.library.recovery import copies_to_rebuild, set_aside
-
-    root = settings.library_dir
-    print(f"error: {damage}.", file=sys.stderr)
-    try:
-        aside = set_aside(root)
-    except OSError as exc:
-        print(
-            f"error: the damaged library cannot be moved aside ({exc.strerror or exc}):"
-            f" move {root} away and import the manuals again",
-            file=sys.stderr,
-        )
-        return
-    count = len(copies_to_rebuild(root))
-    _rebuild(
-        settings,
-        f"it is kept in {aside}; rebuilding the library from the {count} manual(s) it stored",
-    )
-
-
-def _rebuild(settings: Any, why: str) -> None:
-    from app.library.importer import ImportProgress, ImportResult
-    from app.library.recovery import copies_to_rebuild, rebuild
-
-    print(why, file=sys.stderr)
-    progress = _ProgressPrinter(enabled=True)
-    done = failed = 0
-    for event in rebuild(settings.library_dir, settings):
-        if isinstance(event, ImportProgress):
-            progress.show(event)
-        elif isinstance(event, ImportResult):
-            progress.clear()
-            _print_result(event)
-            done += event.status != "failed"
-            failed += event.status == "failed"
-    left = len(copies_to_rebuild(settings.library_dir))
-    note = f", {failed} could not be read (kept aside)" if failed else ""
-    more = f"; {left} still to do: run the command again" if left else ""
-    print(
-        f"library rebuilt: {done} manual(s) imported again{note}{more}. Run the command again.",
-        file=sys.stderr,
-    )
-
-
 def run(argv: list[str]) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -213,12 +129,12 @@ def cmd_import(args: argparse.Namespace, settings: Any) -> int:
     if not expand_paths(args.paths):
         print("error: no PDF files found in " + ", ".join(map(str, args.paths)), file=sys.stderr)
         return 1
-    _check_library_dir(settings.library_dir)
-    _check_writable(settings.library_dir)
-    library = _open_library(settings)
+    check_library_dir(settings.library_dir)
+    check_writable(settings.library_dir)
+    library = open_library(settings)
     importer = Importer(library, settings)
     importer.on_match = "revision" if args.replace else "keep-both" if args.keep_both else "ask"
-    progress = _ProgressPrinter(enabled=not args.quiet)
+    progress = ProgressPrinter(enabled=not args.quiet)
     failed = 0
     for event in importer.import_paths(args.paths):
         if isinstance(event, ImportProgress):
@@ -226,68 +142,20 @@ def cmd_import(args: argparse.Namespace, settings: Any) -> int:
         elif isinstance(event, ImportResult):
             progress.clear()
             failed += event.status == "failed"
-            _print_result(event)
+            print_result(event)
     library.close()
     return 1 if failed else 0
-
-
-def _print_result(result: Any) -> None:
-    name = Path(result.path).name
-    if result.status == "failed":
-        print(f"failed   {name}: {result.reason}", file=sys.stderr)
-        return
-    extra = f", {result.ocr_pages} OCR'd" if result.ocr_pages else ""
-    verb = "imported" if result.status == "imported" else "present "
-    print(f"{verb} {name}: {result.pages} pages{extra} ({result.seconds:.1f} s)", file=sys.stderr)
-    if result.status == "imported" and result.reason:
-        print(f"  as {result.reason}", file=sys.stderr)
-    for warning in result.warnings:
-        print(f"  warning: {warning}", file=sys.stderr)
-
-
-class _ProgressPrinter:
-    """One self-overwriting progress line on stderr (plain lines when not a terminal)."""
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled
-        self.tty = sys.stderr.isatty()
-        self._last = 0.0
-        self._last_phase = ""
-
-    def show(self, event: Any) -> None:
-        if not self.enabled:
-            return
-        now = time.monotonic()
-        key = f"{event.path}:{event.phase}"
-        finished = event.done == event.total
-        if (
-            key == self._last_phase
-            and not finished
-            and now - self._last < (0.2 if self.tty else 2.0)
-        ):
-            return
-        self._last, self._last_phase = now, key
-        eta = f", ETA {event.eta_s:.0f} s" if event.eta_s else ""
-        line = f"{Path(event.path).name}: {event.phase} {event.done}/{event.total}{eta}"
-        if self.tty:
-            print(f"\r\033[K{line[:150]}", end="", file=sys.stderr, flush=True)
-        else:
-            print(line, file=sys.stderr, flush=True)
-
-    def clear(self) -> None:
-        if self.enabled and self.tty:
-            print("\r\033[K", end="", file=sys.stderr, flush=True)
 
 
 def cmd_list(args: argparse.Namespace, settings: Any) -> int:
     from app.library.store import DB_NAME
 
-    _check_library_dir(settings.library_dir)
+    check_library_dir(settings.library_dir)
     if not (settings.library_dir / DB_NAME).is_file() and not _pending(settings):
         if not args.json:
             print(f"The library at {settings.library_dir} is empty.")
         return 0
-    library = _open_library(settings)
+    library = open_library(settings)
     docs = library.store.list_documents()
     if args.json:
         for doc in docs:
@@ -312,9 +180,9 @@ def _pending(settings: Any) -> bool:
 def cmd_remove(args: argparse.Namespace, settings: Any) -> int:
     from app.library.store import StoreError
 
-    _check_library_dir(settings.library_dir)
-    _check_writable(settings.library_dir)
-    library = _open_library(settings, must_exist=True)
+    check_library_dir(settings.library_dir)
+    check_writable(settings.library_dir)
+    library = open_library(settings, must_exist=True)
     try:
         doc = library.remove(args.doc)
     except StoreError as exc:
@@ -335,8 +203,8 @@ def cmd_reindex(args: argparse.Namespace, settings: Any) -> int:
     if not settings.colqwen:
         print("error: no ColQwen model is configured (setting 'colqwen')", file=sys.stderr)
         return 2
-    library = _open_library(settings, must_exist=True)
-    progress = _ProgressPrinter(enabled=True)
+    library = open_library(settings, must_exist=True)
+    progress = ProgressPrinter(enabled=True)
     failed = False
     for event in Importer(library, settings).embed_visual():
         if event.message.startswith("visual search unavailable"):
@@ -376,26 +244,13 @@ def cmd_models(args: argparse.Namespace, settings: Any) -> int:
     return 0
 
 
-def _answerer(settings: Any) -> Any:
-    from app.agent.service import build_answerer
-    from app.library.embedding import safe_embedder
-
-    library = _open_library(settings, must_exist=True)
-    if not library.store.list_documents():
-        library.close()
-        raise SystemExit(
-            f"error: the library at {settings.library_dir} is empty: import manuals first"
-        )
-    return library, build_answerer(library, settings, embedder=safe_embedder(settings.embedder))
-
-
 def cmd_ask(args: argparse.Namespace, settings: Any) -> int:
     from app.agent.events import Answer, Error, Token, to_json
     from app.cli_library import conversation_for
 
     if args.all_revisions:
         settings = settings.model_copy(update={"search_old_revisions": True})
-    library, answerer = _answerer(settings)
+    library, answerer = answerer_for(settings)
     chat = conversation_for(library, answerer, args.conversation)
     failed = False
     for event in chat.ask(args.question):
@@ -429,7 +284,7 @@ def cmd_bench(args: argparse.Namespace, settings: Any) -> int:
         return 2
     from app.bench.regions import region_figures, summarise_regions
 
-    library, answerer = _answerer(settings)
+    library, answerer = answerer_for(settings)
     judge = make_judge(answerer.resources.llm)
     started = now_iso()
     output: dict[str, Any] = {}
@@ -455,7 +310,7 @@ def cmd_bench(args: argparse.Namespace, settings: Any) -> int:
         library_path=str(library.root),
         started=started,
         finished=now_iso(),
-        mode=answerer.mode_reason.removeprefix("llm ") if llm_mode else "no-LLM",
+        mode=answerer.llm_choice.run_mode,
         judge_method=judge.method,
         program_version=_program_version(library.programs_dir) if llm_mode else None,
         questions=len(output["records"]),
@@ -512,7 +367,7 @@ def cmd_optimize(args: argparse.Namespace, settings: Any) -> int:
     if models.llm is None:
         print(f"error: optimising the prompts needs an LLM ({models.reason})", file=sys.stderr)
         return 2
-    library = _open_library(settings, must_exist=True)
+    library = open_library(settings, must_exist=True)
     if not library.store.list_documents():
         library.close()
         print(f"error: the library at {settings.library_dir} is empty", file=sys.stderr)

@@ -61,9 +61,9 @@ def cmd_chat(args: argparse.Namespace, settings: Any) -> int:
     """Questions from stdin, one a line, each a follow-up of the ones before ('/new' starts
     another conversation); answers stream as ``ask`` prints them."""
     from app.agent.conversations import new_id
-    from app.cli import _answerer
+    from app.cli_common import answerer_for
 
-    library, answerer = _answerer(settings)
+    library, answerer = answerer_for(settings)
     chat = conversation_for(library, answerer, args.conversation or new_id())
     tty = sys.stdin.isatty()
     if not args.json:
@@ -111,13 +111,13 @@ def _show(events: Any, as_json: bool) -> bool:
 
 
 def cmd_watch(args: argparse.Namespace, settings: Any) -> int:
-    from app.cli import _open_library
+    from app.cli_common import open_library
     from app.library import watch
 
     if args.action in ("add", "remove") and args.folder is None:
         print(f"error: watch {args.action} needs a folder", file=sys.stderr)
         return 2
-    library = _open_library(settings, must_exist=args.action not in ("add", "list"))
+    library = open_library(settings, must_exist=args.action not in ("add", "list"))
     try:
         store = library.store
         if args.action == "add":
@@ -148,11 +148,11 @@ def cmd_watch(args: argparse.Namespace, settings: Any) -> int:
 
 
 def _sync(library: Any, settings: Any, quiet: bool, only: Path | None = None) -> int:
-    from app.cli import _print_result, _ProgressPrinter
+    from app.cli_common import ProgressPrinter, print_result
     from app.library.importer import Importer, ImportProgress, ImportResult
     from app.library.watch import missing, sync
 
-    progress = _ProgressPrinter(enabled=not quiet)
+    progress = ProgressPrinter(enabled=not quiet)
     failed = 0
     for event in sync(library, Importer(library, settings), only):
         if isinstance(event, ImportProgress):
@@ -160,7 +160,7 @@ def _sync(library: Any, settings: Any, quiet: bool, only: Path | None = None) ->
         elif isinstance(event, ImportResult):
             progress.clear()
             failed += event.status == "failed"
-            _print_result(event)
+            print_result(event)
     gone = missing(library.store)
     if gone:
         print(
@@ -212,10 +212,10 @@ def _prune(library: Any, yes: bool) -> int:
 
 
 def cmd_pack(args: argparse.Namespace, settings: Any) -> int:
-    from app.cli import _open_library
+    from app.cli_common import open_library
     from app.library.packs import PackError, configured_embedder, export_pack, import_pack
 
-    library = _open_library(settings, must_exist=args.action == "export")
+    library = open_library(settings, must_exist=args.action == "export")
     try:
         if args.action == "export":
             report = export_pack(library, args.file, args.docs or None)
@@ -235,10 +235,10 @@ def cmd_pack(args: argparse.Namespace, settings: Any) -> int:
 
 
 def cmd_revisions(args: argparse.Namespace, settings: Any) -> int:
-    from app.cli import _open_library
+    from app.cli_common import open_library
     from app.library.revisions import revision_of, revisions
 
-    library = _open_library(settings, must_exist=True)
+    library = open_library(settings, must_exist=True)
     try:
         manual = None
         if args.doc:

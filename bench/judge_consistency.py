@@ -151,7 +151,7 @@ def main() -> int:
     answerer = build_answerer(library, settings, embedder=make_embedder(settings.embedder))
     judge = make_bench_judge(answerer, settings, args)
     print(
-        f"{len(items)} questions x {args.repeats} verdicts; agent: {answerer.mode_reason}",
+        f"{len(items)} questions x {args.repeats} verdicts; agent: {answerer.llm_choice.reason}",
         file=sys.stderr,
     )
     if isinstance(judge, KeyFactJudge):

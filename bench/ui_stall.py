@@ -28,8 +28,8 @@ from PySide6.QtCore import QSettings, QTimer  # noqa: E402
 
 from app.agent.events import Done  # noqa: E402
 from app.config import Settings  # noqa: E402
+from app.library.import_events import ImportResult as FileResult  # noqa: E402
 from app.ui.main import application, build_window  # noqa: E402
-from app.ui.messages import FileResult  # noqa: E402
 from app.ui.stall import StallMeter  # noqa: E402
 from app.ui.window import MainWindow  # noqa: E402
 

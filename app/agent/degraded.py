@@ -111,7 +111,7 @@ def announce(search: object, answer: Answer) -> tuple[list[Event], Answer]:
     notes = []
     store = getattr(search, "store", None)
     if store is not None and answer.citations:
-        from app.agent.library_search import revision_note
+        from app.library.revisions import revision_note
 
         notes.append(revision_note(store, [c.document for c in answer.citations]))
     if getattr(search, "degraded", "") and not getattr(search, "told", True):

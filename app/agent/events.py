@@ -80,11 +80,18 @@ class Error:
     type: Literal["error"] = "error"
 
 
+DoneStatus = Literal["finished", "stopped", "failed"]
+
+
 @dataclass(frozen=True, slots=True)
 class Done:
+    """The last event of every question; ``status`` says how it ended: "stopped" when the
+    technician stopped it, "failed" when an error ended it."""
+
     seconds: float
     steps: int = 0
     trace: str = ""
+    status: DoneStatus = "finished"
     type: Literal["done"] = "done"
 
 

@@ -12,8 +12,12 @@ import re
 from dataclasses import dataclass
 
 from app.agent.state import TreeData, Turn
+from app.retrieval.query import content_terms
 
 LABEL = re.compile(r"^(?P<name>.+?) p\.(?P<page>\d+)$")
+_REFERS_BACK = frozenset(
+    "it its that this those these they them same also there one ones other".split()
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,9 +48,7 @@ def previous_context(state: TreeData) -> PreviousContext:
 
 def follow_up_pages(state: TreeData) -> tuple[tuple[int, int], ...]:
     """The pages the last answer quoted, when this question follows up on it (it leans on
-    the previous one: see ``policy.follow_up_query``); () otherwise."""
-    from app.agent.policy import follow_up_query
-
+    the previous one: see ``follow_up_query``); () otherwise."""
     if not state.history or follow_up_query(state)[0] == state.prompt:
         return ()
     return previous_context(state).pages
@@ -63,3 +65,16 @@ def _resolve(label: str, by_name: dict[str, int]) -> tuple[int, int] | None:
 def render_sources(turn: Turn) -> str:
     """' (sources: A p.3, B p.7)' for the history shown to the LLM, or ''."""
     return f" (sources: {', '.join(turn.sources[:6])})" if turn.sources else ""
+
+
+def follow_up_query(state: TreeData) -> tuple[str, str]:
+    """The first search's query: the question, completed with the previous question's key
+    words when it leans on it ("and the restore code for it?")."""
+    if not state.history:
+        return state.prompt, "search the manuals' text for the question"
+    words = content_terms(state.prompt)
+    if len(words) > 3 and not _REFERS_BACK & {w.lower() for w in state.prompt.split()}:
+        return state.prompt, "search the manuals' text for the question"
+    previous = [t for t in content_terms(state.history[-1].question) if t not in words]
+    query = f"{state.prompt} {' '.join(previous)}".strip()
+    return query, "a follow-up: search for it with the previous question's key words"

@@ -100,19 +100,3 @@ def searched_documents(search: Any) -> list[DocumentInfo]:
         return documents  # type: ignore[no-any-return]
     current = set(current_ids(search.store))
     return [d for d in documents if d.id in current]
-
-
-def revision_note(store: Store, cited: Sequence[str]) -> str:
-    """One sentence saying which revision each cited manual with several revisions is
-    quoted from ('' when none has more than one)."""
-    from app.library.revisions import revision_of
-
-    parts = []
-    for label in dict.fromkeys(cited):
-        doc = store.get_document(label)
-        rev = revision_of(store, doc.id) if doc is not None else None
-        if rev is None or rev.of < 2:
-            continue
-        newer = "" if rev.current else "; a newer revision exists"
-        parts.append(f"{rev.title}: {rev.label()}{newer}")
-    return f"Quoted from {'; '.join(parts)}." if parts else ""

@@ -18,18 +18,22 @@ from pathlib import Path
 
 from app.agent.atlas import build_atlas
 from app.agent.degraded import announce
-from app.agent.events import Answer, Decision, Done, Error, Event, Result
+from app.agent.events import Answer, Decision, Done, DoneStatus, Error, Event, Result
 from app.agent.follow_up import follow_up_pages
 from app.agent.library_search import searched_documents, set_context_pages
+from app.agent.mode import NO_LLM
 from app.agent.policy import Choice, LlmPolicy, RulePolicy
 from app.agent.question import clip_question, decline, question_problem
 from app.agent.state import Found, Task, TreeData, Turn
-from app.agent.tools import Outcome, Resources, Tool, ToolError, default_tools
+from app.agent.tools import Outcome, Resources, Tool, ToolError
 from app.agent.tools.answer import AnswerInputs, AnswerTool, stream_text
+from app.agent.tools.toolbox import default_tools
 from app.agent.trace import TraceRecorder
 from app.runtime.types import Cancel, cancel_checker
 
 log = logging.getLogger(__name__)
+# The trace's word for how a question ended, as the Done event says it.
+ENDED: dict[str, DoneStatus] = {"done": "finished", "cancelled": "stopped", "failed": "failed"}
 History = Sequence[Turn | tuple[str, str]]
 
 
@@ -68,7 +72,7 @@ class Tree:
         self.max_steps = max_steps or resources.settings.max_steps
         self.traces_dir = traces_dir or resources.library.traces_dir
         self.mode = "llm" if resources.llm is not None else "no-llm"
-        self.mode_reason = ""
+        self.llm_choice = NO_LLM  # build_answerer sets the choice it made
         self.program_version: str | None = None  # the saved prompt version loaded, if any
 
     def warm_up(self) -> None:
@@ -118,7 +122,8 @@ class Tree:
             yield self._error(trace, Error(f"the agent failed: {exc}", recoverable=False))
         seconds = trace.finish(dict(self.resources.clock.seconds), status)
         path = trace.write(self.traces_dir)
-        yield Done(round(seconds, 4), state.iteration, str(path or ""))
+        ended: DoneStatus = ENDED.get(status, "finished")
+        yield Done(round(seconds, 4), state.iteration, str(path or ""), ended)
 
     def _watch(
         self, events: Iterator[Event], cancelled: Callable[[], bool], trace: TraceRecorder

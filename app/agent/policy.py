@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from app.agent.follow_up import previous_context
+from app.agent.follow_up import follow_up_query, previous_context
 from app.agent.state import TreeData
 from app.agent.tools import ExternalClock, Tool
 from app.agent.tools.answer import AnswerInputs
@@ -40,9 +40,6 @@ STRONG_CONFIDENCE = 0.8
 COMPARISON = frozenset("compare comparison difference differences differ versus vs both".split())
 MAX_PRODUCTS = 3
 UNREAD = "the decision could not be read (fields missing or malformed)"
-_REFERS_BACK = frozenset(
-    "it its that this those these they them same also there one ones other".split()
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,19 +140,6 @@ def key_words(question: str, drop: Collection[str] = ()) -> str:
 
     words = [t for t in content_terms(question) if not dropped(t)]
     return " ".join(words)
-
-
-def follow_up_query(state: TreeData) -> tuple[str, str]:
-    """The first search's query: the question, completed with the previous question's key
-    words when it leans on it ("and the restore code for it?")."""
-    if not state.history:
-        return state.prompt, "search the manuals' text for the question"
-    words = content_terms(state.prompt)
-    if len(words) > 3 and not _REFERS_BACK & {w.lower() for w in state.prompt.split()}:
-        return state.prompt, "search the manuals' text for the question"
-    previous = [t for t in content_terms(state.history[-1].question) if t not in words]
-    query = f"{state.prompt} {' '.join(previous)}".strip()
-    return query, "a follow-up: search for it with the previous question's key words"
 
 
 def _has_run(state: TreeData, tools: Mapping[str, Tool], choice: Choice) -> bool:

@@ -3,7 +3,7 @@
 ``build_answerer(library, settings)`` is what the command line and the window call. It
 picks LLM mode when an LLM is named in the settings or an installed one is large enough
 to follow the decision format, and no-LLM mode otherwise (the default on a fresh
-machine). The choice and its reason are on the agent (``mode``, ``mode_reason``), and
+machine). The choice and its reason are on the agent (``mode``, ``llm_choice``), and
 ``Conversation`` keeps the turns of a chat so follow-up questions have their context.
 
 Optimised prompt programs live in the library's ``programs/`` folder, one folder per
@@ -28,6 +28,7 @@ from app.agent.degraded import DegradingEmbedder
 from app.agent.events import Answer, Event
 from app.agent.library_search import LibrarySearch
 from app.agent.loop import Tree
+from app.agent.mode import LlmChoice
 from app.agent.policy import LlmPolicy
 from app.agent.state import Turn
 from app.agent.tools import Resources
@@ -54,6 +55,13 @@ class ModelChoice:
     llm: Callable[[], Any] | None
     vlm: Callable[[], Any] | None
     reason: str
+    llm_id: str = ""  # the chosen LLM's model id; empty in no-LLM mode
+
+    @property
+    def llm_choice(self) -> LlmChoice:
+        if self.llm is None:
+            return LlmChoice("", self.reason)
+        return LlmChoice(self.llm_id or "LLM", self.reason)  # "LLM": a model given unnamed
 
 
 def choose_models(settings: Settings, registry: Any = None) -> ModelChoice:
@@ -62,28 +70,29 @@ def choose_models(settings: Settings, registry: Any = None) -> ModelChoice:
         from app.runtime.registry import ModelRegistry
 
         registry = ModelRegistry(settings)
-    llm, llm_why = _pick(registry, "llm", settings.llm)
-    vlm, _ = _pick(registry, "vlm", settings.vlm)
-    return ModelChoice(llm, vlm, llm_why)
+    llm, llm_why, llm_id = _pick(registry, "llm", settings.llm)
+    vlm, _, _ = _pick(registry, "vlm", settings.vlm)
+    return ModelChoice(llm, vlm, llm_why, llm_id)
 
 
-def _pick(registry: Any, kind: str, configured: str) -> tuple[Callable[[], Any] | None, str]:
+def _pick(registry: Any, kind: str, configured: str) -> tuple[Callable[[], Any] | None, str, str]:
     """A lazy backend for the configured model of ``kind``, else the best installed one
-    (recommended first, then the largest that fits; LLMs of MIN_AUTO_LLM_BYTES or more)."""
+    (recommended first, then the largest that fits; LLMs of MIN_AUTO_LLM_BYTES or more),
+    with why and its model id."""
     if configured.strip().lower() in OFF:
-        return None, f"no {kind}: turned off in the settings"
+        return None, f"no {kind}: turned off in the settings", ""
     try:
         if configured:
             handle = registry.get(configured)
         else:
             info = _best_installed(registry, kind)
             if info is None:
-                return None, f"no {kind} model (large enough) is installed"
+                return None, f"no {kind} model (large enough) is installed", ""
             handle = registry.get(info.id)
     except Exception as exc:  # ModelNotFoundError, an unreadable folder
         log.warning("no %s: %s", kind, exc)
-        return None, f"no {kind}: {exc}"
-    return (lambda: handle.backend), f"{kind} {handle.info.id}"
+        return None, f"no {kind}: {exc}", ""
+    return (lambda: handle.backend), f"{kind} {handle.info.id}", handle.info.id
 
 
 def _best_installed(registry: Any, kind: str) -> Any:
@@ -125,10 +134,10 @@ def _visual_search(library: Library, settings: Settings) -> Any:
     if not settings.colqwen:
         return None
     from app.retrieval.visual import VisualSearch
-    from app.runtime.colqwen import load_colqwen
+    from app.runtime.colqwen_registry import colqwen_backend
 
     try:
-        backend = load_colqwen(settings.colqwen, models_dir=settings.models_dir)
+        backend = colqwen_backend(settings)
     except Exception as exc:
         log.warning("visual search is off: %s", exc)
         return None
@@ -150,7 +159,7 @@ def build_answerer(
     if resources.llm is not None:
         policy = LlmPolicy(resources.llm, cancel=lambda: resources.cancel, clock=resources.clock)
     tree = Tree(resources, policy=policy)
-    tree.mode_reason = models.reason
+    tree.llm_choice = models.llm_choice
     if policy is not None:
         load_programs(tree, library.programs_dir)
     return tree

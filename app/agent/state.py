@@ -13,20 +13,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from app.agent.atlas import Atlas
+from app.agent.turn import Turn as Turn
 from app.library.models import Box
 from app.retrieval.text import SearchResult
 
 FoundKind = Literal["page", "reading", "summary"]
 _PREFIX = {"page": "P", "reading": "R", "summary": "S"}
-
-
-@dataclass(frozen=True, slots=True)
-class Turn:
-    """One finished exchange of the conversation, for follow-up questions."""
-
-    question: str
-    answer: str
-    sources: tuple[str, ...] = ()  # citation labels, e.g. "BOGP-3 p.12"
 
 
 @dataclass(frozen=True, slots=True)

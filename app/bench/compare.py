@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from app.bench.metrics import FIGURES as SUMMARY_FIGURES
+from app.bench.metrics import METRICS
 
 # Figures where a smaller number is the better one.
-LOWER_IS_BETTER = frozenset({"false_abstentions", "latency_p50_s", "latency_p95_s"})
-FIGURES = tuple(key for key, _ in SUMMARY_FIGURES)
+LOWER_IS_BETTER = frozenset(m.key for m in METRICS if m.lower_is_better)
+FIGURES = tuple(m.key for m in METRICS)
 
 
 @dataclass(frozen=True, slots=True)

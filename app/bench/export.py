@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from app.bench.compare import FIGURES
+from app.bench.metrics import METRICS
 
 CSV_COLUMNS = (
     "id",
@@ -38,20 +39,7 @@ BARS = (
     ("mrr", "MRR", "#e08a1e"),
     ("judge_mean", "Judge / 100", "#3a9a5b"),
 )
-FIGURE_LABELS = {
-    "questions": "questions",
-    "hit@1": "Hit@1",
-    "hit@3": "Hit@3",
-    "hit@5": "Hit@5",
-    "mrr": "MRR",
-    "manual_accuracy": "manual",
-    "key_fact_recall": "key facts",
-    "abstention_accuracy": "abstention",
-    "false_abstentions": "false abst.",
-    "judge_mean": "judge",
-    "latency_p50_s": "p50 s",
-    "latency_p95_s": "p95 s",
-}
+FIGURE_LABELS = {m.key: m.label for m in METRICS}
 
 
 def record_row(record: dict[str, Any]) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from app.bench.dataset import BenchItem, DatasetError, EvidenceRef
+from app.library.feedback_rows import feedback_rows, insert_feedback, update_feedback
 from app.library.store import Store
 
 RATINGS = (-1, 0, 1)
@@ -117,13 +118,7 @@ class FeedbackStore:
             _dumps(_plain(citations)),
             _dumps(_plain(pages)),
         )
-        with self.store.transaction() as db:
-            db.execute(
-                "INSERT INTO feedback(created, question, answer, abstained, rating, right_pages,"
-                " decisions, citations, pages) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                row,
-            )
-            return int(db.last_insert_rowid())
+        return insert_feedback(self.store, row)
 
     def set_rating(self, feedback_id: int, rating: int) -> None:
         """Change the thumbs of an entry (0 takes them back)."""
@@ -137,14 +132,14 @@ class FeedbackStore:
         self._update(feedback_id, "right_pages", _dumps([list(p) for p in marked]))
 
     def get(self, feedback_id: int) -> Feedback:
-        rows = self._select("WHERE id = ?", (feedback_id,))
+        rows = self._select(feedback_id)
         if not rows:
             raise FeedbackError(f"no feedback with id {feedback_id}")
         return rows[0]
 
     def list(self) -> builtins.list[Feedback]:
         """Every entry, oldest first."""
-        return self._select("ORDER BY id", ())
+        return self._select(None)
 
     def training_items(self) -> builtins.list[BenchItem]:
         """The verdicts the optimiser can learn from, as benchmark items.
@@ -189,16 +184,10 @@ class FeedbackStore:
         return str(item["id"])
 
     def _update(self, feedback_id: int, column: str, value: object) -> None:
-        with self.store.transaction() as db:
-            db.execute(f"UPDATE feedback SET {column} = ? WHERE id = ?", (value, feedback_id))
-            if not db.changes():
-                raise FeedbackError(f"no feedback with id {feedback_id}")
+        if not update_feedback(self.store, feedback_id, column, value):
+            raise FeedbackError(f"no feedback with id {feedback_id}")
 
-    def _select(self, where: str, args: tuple[object, ...]) -> builtins.list[Feedback]:
-        sql = (
-            "SELECT id, created, question, answer, abstained, rating, right_pages, decisions,"
-            f" citations, pages FROM feedback {where}"
-        )
+    def _select(self, feedback_id: int | None) -> builtins.list[Feedback]:
         return [
             Feedback(
                 id=r[0],
@@ -212,7 +201,7 @@ class FeedbackStore:
                 citations=json.loads(r[8]),
                 pages=json.loads(r[9]),
             )
-            for r in self.store.db.execute(sql, args)
+            for r in feedback_rows(self.store, feedback_id)
         ]
 
 

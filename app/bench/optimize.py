@@ -34,6 +34,7 @@ import dspy
 
 from app.agent.events import Answer
 from app.agent.loop import Tree
+from app.agent.mode import LlmChoice
 from app.agent.service import (
     ModelChoice,
     build_answerer,
@@ -271,10 +272,9 @@ def optimize(
     budget = budget or Budget()
     train, val = split_items(items, val_share, seed)
     started = time.perf_counter()
-    model = f"llm {backend.model_id}"
-    tree = build_answerer(
-        library, settings, embedder=embedder, models=ModelChoice(lambda: backend, None, model)
-    )
+    chosen = LlmChoice.chosen(backend.model_id)
+    models = ModelChoice(lambda: backend, None, chosen.reason, chosen.model_id)
+    tree = build_answerer(library, settings, embedder=embedder, models=models)
     agent = _SharedAgent(tree)
     agent.progress = progress or agent.progress
     agent.should_stop = should_stop or agent.should_stop

@@ -15,9 +15,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-
-class EmbedderError(Exception):
-    """The embedder cannot be found or loaded."""
+from app.runtime.types import EmbedderError as EmbedderError
 
 
 class Embedder(Protocol):

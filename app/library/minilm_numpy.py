@@ -61,7 +61,7 @@ class NumpyBertEmbedder:
         from safetensors.numpy import load_file
         from tokenizers import Tokenizer
 
-        from app.library.embedding import EmbedderError
+        from app.runtime.types import EmbedderError
 
         try:
             self._config = json.loads((self.path / "config.json").read_text(encoding="utf-8"))

@@ -13,7 +13,7 @@ Nothing is deleted: older revisions stay until removed, searchable on request.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Literal
@@ -145,3 +145,17 @@ def described(store: Store, ids: Iterable[int]) -> dict[int, Revision]:
 
 def _key(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip().casefold()
+
+
+def revision_note(store: Store, cited: Sequence[str]) -> str:
+    """One sentence saying which revision each cited manual with several revisions is
+    quoted from ('' when none has more than one)."""
+    parts = []
+    for label in dict.fromkeys(cited):
+        doc = store.get_document(label)
+        rev = revision_of(store, doc.id) if doc is not None else None
+        if rev is None or rev.of < 2:
+            continue
+        newer = "" if rev.current else "; a newer revision exists"
+        parts.append(f"{rev.title}: {rev.label()}{newer}")
+    return f"Quoted from {'; '.join(parts)}." if parts else ""

@@ -44,13 +44,13 @@ def embed_pages(
 
     ``backend`` overrides the configured model (tests pass a fake one).
     """
-    from app.retrieval.visual import embed_missing_pages
+    from app.library.visual_index import embed_missing_pages
     from app.runtime.colqwen import (
         ColQwenUnavailable,
-        load_colqwen,
         missing_weights_reason,
         resolve_model_path,
     )
+    from app.runtime.colqwen_registry import colqwen_backend
 
     model = settings.colqwen or getattr(backend, "name", "")
     if backend is None:
@@ -62,7 +62,7 @@ def embed_pages(
         if reason:
             yield 0, 0, None, f"visual search unavailable: {reason}"
             return
-        backend = load_colqwen(settings.colqwen, models_dir=settings.models_dir)
+        backend = colqwen_backend(settings)  # loads within the models' memory budget
     try:
         for event in embed_missing_pages(library.store, backend, page_renderer(library), model):
             note = f"page {event.page}: {event.error}" if event.error else ""

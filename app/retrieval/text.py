@@ -24,6 +24,18 @@ import numpy as np
 from app.library.embedding import Embedder
 from app.library.models import DocumentInfo, StoredChunk, TextLine
 from app.library.store import Store
+from app.library.text_queries import (
+    add_vocabulary_views,
+    bm25_chunk_ids,
+    bm25_pages,
+    chunk_ids_matching,
+    chunk_term_documents,
+    chunk_texts_matching,
+    documents_matching,
+    ocr_page_texts,
+    open_reader,
+    page_term_documents,
+)
 from app.retrieval.fusion import RRF_K, reciprocal_rank
 from app.retrieval.query import (
     QueryAnalysis,
@@ -107,11 +119,7 @@ class TextSearch:
         self._beside: dict[tuple[int, str], tuple[str, ...]] = {}
         if store.library_dir is not None:
             use_cache_folder(store.library_dir / "cache" / "units")
-        for table, source in (("chunks_vocab", "chunks_fts"), ("pages_vocab", "pages_fts")):
-            store.db.execute(
-                f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{table}"
-                f" USING fts5vocab(main, {source}, row)"
-            )
+        add_vocabulary_views(store.db)
 
     def search(
         self, text: str, k: int = 10, documents: Sequence[int] | None = None
@@ -183,12 +191,7 @@ class TextSearch:
     def _documents_with(self, word: str) -> int:
         if not word.replace("-", "").isalnum():
             return 0
-        row = self.store.db.execute(
-            "SELECT count(DISTINCT p.document_id) FROM pages_fts f JOIN pages p ON p.id = f.rowid"
-            " WHERE pages_fts MATCH ?",
-            ('"' + word.replace("-", " ") + '"',),
-        ).fetchone()
-        return int(row[0]) if row else 0
+        return documents_matching(self.store.db, '"' + word.replace("-", " ") + '"')
 
     def _page_chunks(self, doc_id: int, page: int) -> list[StoredChunk]:
         """A page's chunks, read once per search (re-rank and hits both need them)."""
@@ -219,11 +222,7 @@ class TextSearch:
         if key in self._beside:
             return self._beside[key]
         root = stem(term)
-        rows = self.store.db.execute(
-            "SELECT c.text FROM chunks_fts f JOIN chunks c ON c.id = f.rowid"
-            " WHERE chunks_fts MATCH ? LIMIT 60",
-            (fts_query([term]),),
-        )
+        rows = chunk_texts_matching(self.store.db, fts_query([term]), 60)
         counts: dict[str, int] = defaultdict(int)
         lines_with = 0
         for (text,) in rows:
@@ -256,10 +255,7 @@ class TextSearch:
         return frozenset(found)
 
     def _in_vocabulary(self, word: str) -> bool:
-        row = self.store.db.execute(
-            "SELECT 1 FROM temp.chunks_vocab WHERE term = ?", (stem(word.lower()),)
-        ).fetchone()
-        return row is not None
+        return chunk_term_documents(self.store.db, stem(word.lower())) is not None
 
     def _idf(self, terms: Sequence[str]) -> dict[str, float]:
         total = max(self.store.chunk_count(), 1)
@@ -270,10 +266,7 @@ class TextSearch:
             parts = term.replace("-", " ").replace(".", " ").replace("/", " ").split()
             counts = []
             for part in parts:
-                row = self.store.db.execute(
-                    "SELECT doc FROM temp.chunks_vocab WHERE term = ?", (stem(part),)
-                ).fetchone()
-                counts.append(row[0] if row else 0)
+                counts.append(chunk_term_documents(self.store.db, stem(part)) or 0)
             freq[term] = min(counts) if counts else 0
         return idf_weights(terms, freq, total)
 
@@ -284,23 +277,13 @@ class TextSearch:
         if not key:
             return None
         if self._ocr is None or self._ocr[0] != key:
-            marks = ",".join("?" * len(key))
-            rows = list(
-                self.store.db.execute(
-                    f"SELECT document_id, number, text FROM pages"
-                    f" WHERE ocr = 1 AND document_id IN ({marks})",
-                    key,
-                )
-            )
+            rows = ocr_page_texts(self.store.db, key)
             vocabulary = OcrVocabulary((r[2] or "" for r in rows), ((r[0], r[1]) for r in rows))
             self._ocr = (key, vocabulary)
         return self._ocr[1]
 
     def _pages_with(self, word: str) -> int:
-        row = self.store.db.execute(
-            "SELECT doc FROM temp.pages_vocab WHERE term = ?", (stem(word),)
-        ).fetchone()
-        return int(row[0]) if row else 0
+        return page_term_documents(self.store.db, stem(word)) or 0
 
     def _bm25_chunks(
         self, query: QueryAnalysis, idf: dict[str, float], extra: Sequence[str] = ()
@@ -308,12 +291,7 @@ class TextSearch:
         match = fts_query([t for t in query.terms if idf.get(t, 0) > 0.05], extra)
         if not match:
             return []
-        rows = self.store.db.execute(
-            "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?"
-            " ORDER BY bm25(chunks_fts, 1.0, 0.5) LIMIT ?",
-            (match, self.candidates),
-        )
-        return [r[0] for r in rows]
+        return bm25_chunk_ids(self.store.db, match, self.candidates)
 
     def _identifier_chunks(self, query: QueryAnalysis) -> list[int]:
         """Chunks holding the question's codes and values verbatim, most matches first."""
@@ -322,9 +300,7 @@ class TextSearch:
             match = fts_query([ident])
             if not match:
                 continue
-            for (rowid,) in self.store.db.execute(
-                "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT 200", (match,)
-            ):
+            for rowid in chunk_ids_matching(self.store.db, match, 200):
                 counts[rowid] += 1
         return sorted(counts, key=lambda c: -counts[c])[: self.candidates]
 
@@ -337,10 +313,7 @@ class TextSearch:
             done = fn(self.store.db, *args)
             return lambda: done
         if self._side is None:
-            self._side = apsw.Connection(
-                str(self.store.path), flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
-            )
-            self._side.set_busy_timeout(10_000)
+            self._side = open_reader(self.store.path)
             self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lantern-search")
         assert self._pool is not None
         future = self._pool.submit(fn, self._side, *args)
@@ -365,11 +338,7 @@ class TextSearch:
         match = fts_query([t for t in query.terms if idf.get(t, 0) > 0.05], extra)
         if not match:
             return {}
-        rows = db.execute(
-            "SELECT p.document_id, p.number FROM pages_fts f JOIN pages p ON p.id = f.rowid"
-            " WHERE pages_fts MATCH ? ORDER BY bm25(pages_fts) LIMIT ?",
-            (match, self.candidates),
-        )
+        rows = bm25_pages(db, match, self.candidates)
         return {(r[0], r[1]): rank for rank, r in enumerate(rows)}
 
     def _cosines(self, qvec: np.ndarray, ids: list[int]) -> dict[int, float]:

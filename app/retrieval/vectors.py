@@ -42,12 +42,18 @@ from __future__ import annotations
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import apsw
 import numpy as np
 
 from app.library.store import Store
+from app.library.vector_rows import (
+    chunk_vectors,
+    database_version,
+    document_signatures,
+    document_vectors,
+    exact_knn,
+)
 
 BINARY_THRESHOLD = 5_000
 CANDIDATES = 1_000  # rescored per query at least: recall@10 0.9995 at 100,000 chunks
@@ -122,22 +128,12 @@ class VectorIndex:
         if exact is None:
             exact = _chunk_count(self.store) < BINARY_THRESHOLD
         if exact:
-            rows = self.store.db.execute(
-                "SELECT rowid, distance FROM vec_chunks WHERE embedding MATCH ? AND k = ?",
-                (query.tobytes(), k),
-            )
-            return [(r[0], 1.0 - r[1] ** 2 / 2.0) for r in rows]
+            return exact_knn(self.store, query, k)
         return snapshot(self.store).search(query, k)
 
     def get(self, ids: Sequence[int]) -> dict[int, np.ndarray]:
         """The exact float32 vectors of some chunks (missing ids are left out)."""
-        if not ids:
-            return {}
-        marks = ",".join("?" * len(ids))
-        rows = self.store.db.execute(
-            f"SELECT chunk_id, embedding FROM chunk_vectors WHERE chunk_id IN ({marks})", tuple(ids)
-        )
-        return {r[0]: np.frombuffer(r[1], dtype=np.float32) for r in rows}
+        return chunk_vectors(self.store, ids)
 
 
 # ---- the per-store snapshot ---------------------------------------------------------
@@ -147,13 +143,7 @@ _counts: weakref.WeakKeyDictionary[Store, tuple[tuple[int, int, int], int]] = (
 )
 
 
-def _version(db: apsw.Connection) -> tuple[int, int, int]:
-    """Changes whenever the database may have: another connection committed
-    (data_version), this one wrote (total_changes), or a table was created or dropped
-    (schema_version, which is how ``Store.replace_vectors`` rebuilds the vectors)."""
-    schema = db.execute("PRAGMA schema_version").fetchone()
-    data = db.execute("PRAGMA data_version").fetchone()
-    return (int(schema[0]) if schema else 0, int(data[0]) if data else 0, db.total_changes())
+_version = database_version
 
 
 def _chunk_count(store: Store) -> int:
@@ -185,13 +175,7 @@ def _refresh(db: apsw.Connection, old: _Snapshot | None, key: tuple[int, int, in
 
     A document is known by its sha256 and chunk ids too, not its id alone: SQLite hands a
     removed document's ids, and its chunks', to the next import."""
-    documents = {
-        r[0]: tuple(r[1:])
-        for r in db.execute(
-            "SELECT d.id, d.sha256, MIN(c.id), MAX(c.id), COUNT(c.id) FROM documents d"
-            " JOIN chunks c ON c.document_id = d.id GROUP BY d.id"
-        )
-    }
+    documents = document_signatures(db)
     if old is None or old.key[0] != key[0]:
         old = _build(key, {}, np.zeros(0, np.int64), np.zeros(0, np.int64), None)
     same = [d for d, sig in documents.items() if old.documents.get(d) == sig]
@@ -200,11 +184,7 @@ def _refresh(db: apsw.Connection, old: _Snapshot | None, key: tuple[int, int, in
     keep = np.isin(old.owners, same)
     ids, owners, vectors = [old.ids[keep]], [old.owners[keep]], [old.vectors[keep]]
     for doc_id in documents.keys() - set(same):
-        rows: list[Any] = db.execute(
-            "SELECT v.chunk_id, v.embedding FROM chunks c"
-            " JOIN chunk_vectors v ON v.chunk_id = c.id WHERE c.document_id = ?",
-            (doc_id,),
-        ).fetchall()
+        rows = document_vectors(db, doc_id)
         if rows:
             ids.append(np.array([r[0] for r in rows], np.int64))
             owners.append(np.full(len(rows), doc_id, np.int64))

@@ -4,8 +4,8 @@ A ColQwen model turns a page image into one vector per image patch (plus a few p
 tokens) and a query into one vector per token; a page's score for a query is MaxSim, the
 sum over query tokens of the best cosine with any page vector. Two backends implement the
 same protocol: ``colqwen_mlx`` (mlx-vlm, the one used on Apple Silicon) and
-``colqwen_torch`` (colpali-engine, the reference). Both import their frameworks lazily, so
-importing this module costs nothing.
+``colqwen_torch`` (colpali-engine, the reference); ``colqwen_loader.load_colqwen`` picks
+one. Both import their frameworks lazily, so importing this module costs nothing.
 """
 
 from __future__ import annotations
@@ -16,9 +16,11 @@ import platform
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
+
+from app.runtime.lazy import LazyModel
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -97,6 +99,77 @@ class ColQwenBackend(Protocol):
     def embed_images(self, images: list[Image.Image]) -> list[PageEmbedding]: ...
 
     def embed_queries(self, texts: list[str]) -> list[np.ndarray]: ...
+
+
+class LazyColQwen(LazyModel):
+    """What both ColQwen backends share: the model and its processor load together on first
+    use, after ``available()`` agrees; a failed load is remembered as the reason it gives."""
+
+    label = "ColQwen"
+
+    def __init__(self, spec: str, path: Path | None, options: ColQwenOptions | None) -> None:
+        super().__init__(path, spec)
+        self.spec = spec
+        self.options = options or ColQwenOptions()
+        self._model: Any = None
+        self._processor: Any = None
+
+    def available(self) -> Availability:
+        raise NotImplementedError
+
+    def _build(self, path: Path) -> tuple[Any, Any]:
+        """The loaded (model, processor) of ``path``."""
+        raise NotImplementedError
+
+    def _vectors(self, model: Any, batch: Any) -> np.ndarray:
+        """The model's normalised output vectors for a one-item processor batch."""
+        raise NotImplementedError
+
+    def embed_queries(self, texts: list[str]) -> list[np.ndarray]:
+        """One (n_tokens, dim) array per text, as colpali-engine embeds queries."""
+        model, processor = self._ensure()
+        return [self._vectors(model, processor.process_queries([t])) for t in texts]
+
+    def embed_images(self, images: list[Image.Image]) -> list[PageEmbedding]:
+        """One PageEmbedding per image; large pages are downscaled to the pixel budget."""
+        model, processor = self._ensure()
+        ip = processor.image_processor
+        out = []
+        for image in images:
+            batch = processor.process_images([fit_image(image, ip.size["longest_edge"])])
+            _, gh, gw = (int(v) for v in batch["image_grid_thw"][0])
+            grid = (gh // ip.merge_size, gw // ip.merge_size)
+            vectors = self._vectors(model, batch)
+            ids = batch["input_ids"][0].numpy()
+            token = int(model.config.image_token_id)
+            out.append(page_embedding_from_tokens(vectors, ids, token, grid))
+        return out
+
+    @property
+    def loaded(self) -> bool:
+        return self._model is not None
+
+    def _drop_weights(self) -> None:
+        self._model = self._processor = None
+
+    def _load_weights(self) -> None:
+        state = self.available()
+        if not state:
+            raise ColQwenUnavailable(state.reason)
+        assert self.path is not None
+        try:
+            self._model, self._processor = self._build(self.path)
+        except ColQwenUnavailable as exc:
+            self._error = str(exc)
+            raise
+        except Exception as exc:  # a broken folder must not break the app
+            self._error = f"cannot load {self.label} from {self.path}: {exc}"
+            raise ColQwenUnavailable(self._error) from exc
+
+    def _ensure(self) -> tuple[Any, Any]:
+        with self._lock:
+            self._ensure_loaded()
+            return self._model, self._processor
 
 
 def fit_image(image: Image.Image, max_pixels: int) -> Image.Image:
@@ -183,32 +256,6 @@ def choose_backend(preferred: BackendName = "auto") -> Literal["mlx", "torch"]:
         return preferred
     on_apple = sys.platform == "darwin" and platform.machine() == "arm64"
     return "mlx" if on_apple else "torch"
-
-
-def load_colqwen(
-    spec: str,
-    *,
-    backend: BackendName = "auto",
-    options: ColQwenOptions | None = None,
-    models_dir: Path | None = None,
-) -> ColQwenBackend:
-    """A lazy backend for the model ``spec`` (nothing is loaded until first use).
-
-    A LoRA adapter folder (what vidore publishes) goes to torch even on a Mac: mlx-vlm
-    loads only merged checkpoints (see ``colqwen_mlx``).
-    """
-    options = options or ColQwenOptions()
-    path = resolve_model_path(spec, models_dir)
-    which = choose_backend(backend)
-    if which == "mlx" and path is not None and adapter_base(path) is not None and backend == "auto":
-        which = "torch"
-    if which == "mlx":
-        from app.runtime.colqwen_mlx import MlxColQwen
-
-        return MlxColQwen(spec, path, options)
-    from app.runtime.colqwen_torch import TorchColQwen
-
-    return TorchColQwen(spec, path, options, models_dir=models_dir)
 
 
 def missing_weights_reason(spec: str, path: Path | None) -> str:

@@ -21,7 +21,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import struct
-import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,16 +29,13 @@ import numpy as np
 from app.runtime.colqwen import (
     Availability,
     ColQwenOptions,
-    ColQwenUnavailable,
-    PageEmbedding,
+    LazyColQwen,
     adapter_base,
-    fit_image,
     missing_weights_reason,
-    page_embedding_from_tokens,
 )
 
 if TYPE_CHECKING:
-    from PIL import Image
+    pass
 
 _TEXT_FIELDS = (
     "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
@@ -89,19 +85,14 @@ def _check_folder(path: Path) -> str:
     return ""
 
 
-class MlxColQwen:
+class MlxColQwen(LazyColQwen):
     """A lazy mlx-vlm ColQwen2.5 with Qwen2.5-VL's mrope positions, one input at a time."""
 
     name = "mlx"
+    label = "ColQwen (MLX)"
 
     def __init__(self, spec: str, path: Path | None, options: ColQwenOptions | None = None) -> None:
-        self.spec = spec
-        self.path = path
-        self.options = options or ColQwenOptions()
-        self._model: Any = None
-        self._processor: Any = None
-        self._error = ""
-        self._lock = threading.Lock()
+        super().__init__(spec, path, options)
 
     def available(self) -> Availability:
         """Cheap check: weights found and merged, packages present, no failed load."""
@@ -113,37 +104,27 @@ class MlxColQwen:
             reason = f"missing Python packages: {', '.join(missing)}"
         return Availability(not reason, reason)
 
-    def _ensure(self) -> tuple[Any, Any]:
-        with self._lock:
-            if self._model is None:
-                state = self.available()
-                if not state:
-                    raise ColQwenUnavailable(state.reason)
-                assert self.path is not None
-                try:
-                    self._model = self._load(self.path)
-                except Exception as exc:  # a broken folder must not break the app
-                    self._error = f"cannot load ColQwen (MLX) from {self.path}: {exc}"
-                    raise ColQwenUnavailable(self._error) from exc
-            return self._model, self._processor
-
-    def _load(self, path: Path) -> Any:
+    def _build(self, path: Path) -> tuple[Any, Any]:
         import mlx.core as mx
         from mlx_vlm.encoder_loader import load_encoder_model
 
         from app.runtime.colqwen_torch import build_processor
 
-        self._processor = build_processor(path, self.options)
+        processor = build_processor(path, self.options)
         model = load_encoder_model(path, model_remapping={}, config=mlx_config(path))
         if self.options.dtype != "float32":
             model.set_dtype(getattr(mx, self.options.dtype))
-        return model
+        return model, processor
 
-    def _forward(self, batch: Any) -> np.ndarray:
+    def _free_memory(self) -> None:
+        import mlx.core as mx
+
+        mx.clear_cache()
+
+    def _vectors(self, model: Any, batch: Any) -> np.ndarray:
         """Embeddings of a one-item batch, with the mrope positions colpali-engine uses."""
         import mlx.core as mx
 
-        model, _ = self._model, self._processor
         input_ids = mx.array(batch["input_ids"].numpy())
         kwargs: dict[str, Any] = {"mask": mx.array(batch["attention_mask"].numpy())}
         pixels = None
@@ -160,25 +141,6 @@ class MlxColQwen:
         proj = proj / mx.linalg.norm(proj, axis=-1, keepdims=True)
         mx.eval(proj)
         return np.array(proj[0].astype(mx.float32))
-
-    def embed_queries(self, texts: list[str]) -> list[np.ndarray]:
-        """One (n_tokens, dim) array per text, as colpali-engine embeds queries."""
-        _, processor = self._ensure()
-        return [self._forward(processor.process_queries([t])) for t in texts]
-
-    def embed_images(self, images: list[Image.Image]) -> list[PageEmbedding]:
-        """One PageEmbedding per image; large pages are downscaled to the pixel budget."""
-        model, processor = self._ensure()
-        ip = processor.image_processor
-        out = []
-        for image in images:
-            batch = processor.process_images([fit_image(image, ip.size["longest_edge"])])
-            _, gh, gw = (int(v) for v in batch["image_grid_thw"][0])
-            grid = (gh // ip.merge_size, gw // ip.merge_size)
-            vectors = self._forward(batch)
-            ids = batch["input_ids"][0].numpy()
-            out.append(page_embedding_from_tokens(vectors, ids, model.config.image_token_id, grid))
-        return out
 
 
 def _has_module(name: str) -> bool:

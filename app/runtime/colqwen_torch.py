@@ -11,7 +11,6 @@ import importlib.util
 import json
 import os
 import sys
-import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,16 +20,14 @@ from app.runtime.colqwen import (
     Availability,
     ColQwenOptions,
     ColQwenUnavailable,
-    PageEmbedding,
+    LazyColQwen,
     adapter_base,
-    fit_image,
     missing_weights_reason,
-    page_embedding_from_tokens,
     resolve_model_path,
 )
 
 if TYPE_CHECKING:
-    from PIL import Image
+    pass
 
 _TV_MODULE = "transformers.models.qwen2_vl.image_processing_qwen2_vl"
 _PIL_MODULE = "transformers.models.qwen2_vl.image_processing_pil_qwen2_vl"
@@ -136,7 +133,7 @@ def load_torch_model(path: Path, options: ColQwenOptions, models_dir: Path | Non
     return model.eval()
 
 
-class TorchColQwen:
+class TorchColQwen(LazyColQwen):
     """A lazy colpali-engine ColQwen2.5; embeds one page at a time (no padding, low memory)."""
 
     name = "torch"
@@ -149,14 +146,8 @@ class TorchColQwen:
         *,
         models_dir: Path | None = None,
     ) -> None:
-        self.spec = spec
-        self.path = path
-        self.options = options or ColQwenOptions()
+        super().__init__(spec, path, options)
         self.models_dir = models_dir
-        self._model: Any = None
-        self._processor: Any = None
-        self._error = ""
-        self._lock = threading.Lock()
 
     def available(self) -> Availability:
         """Cheap check (no import of torch): weights found, packages present, no failed load."""
@@ -172,56 +163,13 @@ class TorchColQwen:
             reason = f"missing Python packages: {', '.join(missing)}"
         return Availability(not reason, reason)
 
-    def _ensure(self) -> tuple[Any, Any]:
-        with self._lock:
-            if self._model is None:
-                state = self.available()
-                if not state:
-                    raise ColQwenUnavailable(state.reason)
-                assert self.path is not None
-                try:
-                    self._processor = build_processor(self.path, self.options)
-                    self._model = load_torch_model(self.path, self.options, self.models_dir)
-                except ColQwenUnavailable as exc:
-                    self._error = str(exc)
-                    raise
-                except Exception as exc:  # a broken folder must not break the app
-                    self._error = f"cannot load ColQwen from {self.path}: {exc}"
-                    raise ColQwenUnavailable(self._error) from exc
-            return self._model, self._processor
+    def _build(self, path: Path) -> tuple[Any, Any]:
+        processor = build_processor(path, self.options)
+        return load_torch_model(path, self.options, self.models_dir), processor
 
-    def embed_queries(self, texts: list[str]) -> list[np.ndarray]:
-        """One (n_tokens, dim) array per text, as colpali-engine embeds queries."""
+    def _vectors(self, model: Any, batch: Any) -> np.ndarray:
         import torch
 
-        model, processor = self._ensure()
-        out = []
-        for text in texts:
-            batch = processor.process_queries([text])
-            with torch.inference_mode():
-                emb = model(**batch)[0]
-            out.append(emb.float().numpy().astype(np.float32))
-        return out
-
-    def embed_images(self, images: list[Image.Image]) -> list[PageEmbedding]:
-        """One PageEmbedding per image; large pages are downscaled to the pixel budget."""
-        import torch
-
-        model, processor = self._ensure()
-        ip = processor.image_processor
-        out = []
-        for image in images:
-            batch = processor.process_images([fit_image(image, ip.size["longest_edge"])])
-            with torch.inference_mode():
-                emb = model(**batch)[0]
-            _, gh, gw = (int(v) for v in batch["image_grid_thw"][0])
-            grid = (gh // ip.merge_size, gw // ip.merge_size)
-            out.append(
-                page_embedding_from_tokens(
-                    emb.float().numpy(),
-                    batch["input_ids"][0].numpy(),
-                    int(model.config.image_token_id),
-                    grid,
-                )
-            )
-        return out
+        with torch.inference_mode():
+            emb = model(**batch)[0]
+        return np.asarray(emb.float().numpy(), dtype=np.float32)

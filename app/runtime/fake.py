@@ -13,13 +13,14 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Unpack
 
 from app.runtime.types import (
     Cancel,
     ChatMessage,
     FinishReason,
     GenerationParams,
+    Sampling,
     StopFilter,
     StreamJoin,
     TokenEvent,
@@ -81,16 +82,11 @@ class FakeLLM(StreamJoin):
         self,
         messages: Sequence[ChatMessage],
         *,
-        max_tokens: int = 512,
-        temperature: float = 0.0,
-        top_p: float = 1.0,
-        stop: Sequence[str] = (),
         cancel: Cancel = None,
+        **sampling: Unpack[Sampling],
     ) -> Iterator[TokenEvent]:
         """Stream the next canned reply, one word-sized token per event."""
-        params = GenerationParams(
-            max_tokens=max_tokens, temperature=temperature, top_p=top_p, stop=tuple(stop)
-        )
+        params = GenerationParams.of(sampling)
         chat = [dict(m) for m in messages]
         self.calls.append(FakeCall(chat, params))
         return self._stream(self._next_reply(chat), params, cancel_checker(cancel))

@@ -9,23 +9,23 @@ agent: every decision re-sends the same system prompt and context before a new q
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Unpack, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.runtime.lazy import MlxFolderModel
 from app.runtime.types import (
     Cancel,
     ChatMessage,
     FinishReason,
     GenerationParams,
+    Sampling,
     StopFilter,
     StreamJoin,
     TokenEvent,
     cancel_checker,
-    hub_offline,
 )
 
 
@@ -99,14 +99,12 @@ def common_prefix_length(a: Sequence[int], b: Sequence[int]) -> int:
     return n
 
 
-class MlxLLM(StreamJoin):
-    """A chat LLM in a local Hugging Face / MLX folder, loaded on first use.
+class MlxLLM(StreamJoin, MlxFolderModel):
+    """A chat LLM in a local Hugging Face / MLX folder, loaded on first use (``path``,
+    ``options``: ``MlxLLMOptions``, ``model_id``: see ``MlxFolderModel``)."""
 
-    Args:
-        path: Folder with config.json, weights (safetensors) and tokenizer files.
-        options: Load-time options (``MlxLLMOptions`` or a dict validated into one).
-        model_id: Name shown in traces; defaults to the folder name.
-    """
+    Options = MlxLLMOptions
+    options: MlxLLMOptions
 
     def __init__(
         self,
@@ -115,10 +113,7 @@ class MlxLLM(StreamJoin):
         *,
         model_id: str | None = None,
     ) -> None:
-        self.path = Path(path)
-        self.options = MlxLLMOptions.model_validate(options or {})
-        self.model_id = model_id or self.path.name
-        self._lock = threading.Lock()
+        super().__init__(path, options, model_id=model_id)
         self._model: Any = None
         self._tokenizer: Any = None
         self._prefix = PrefixCache()
@@ -127,34 +122,16 @@ class MlxLLM(StreamJoin):
     def loaded(self) -> bool:
         return self._model is not None
 
-    @property
-    def busy(self) -> bool:
-        """True while a generation holds the model (the registry never unloads it then)."""
-        return self._lock.locked()
-
-    def load(self) -> None:
-        """Load weights and tokenizer now (otherwise the first call does it)."""
-        with self._lock:
-            self._ensure_loaded()
-
-    def unload(self) -> None:
-        """Drop the weights and the prompt cache, returning their memory to the system."""
-        with self._lock:
-            self._model = self._tokenizer = None
-            self._prefix.clear()
-            import mlx.core as mx
-
-            mx.clear_cache()
+    def _drop_weights(self) -> None:
+        self._model = self._tokenizer = None
+        self._prefix.clear()
 
     def stream(
         self,
         messages: Sequence[ChatMessage],
         *,
-        max_tokens: int = 512,
-        temperature: float = 0.0,
-        top_p: float = 1.0,
-        stop: Sequence[str] = (),
         cancel: Cancel = None,
+        **sampling: Unpack[Sampling],
     ) -> Iterator[TokenEvent]:
         """Stream the assistant's reply to ``messages`` (chat template applied).
 
@@ -162,9 +139,7 @@ class MlxLLM(StreamJoin):
         ``next()``. Exhaust or close the iterator: it holds the model until then. The last
         event has a ``finish_reason``; after ``cancel`` is set no more text is produced.
         """
-        params = GenerationParams(
-            max_tokens=max_tokens, temperature=temperature, top_p=top_p, stop=tuple(stop)
-        )
+        params = GenerationParams.of(sampling)
         chat = [dict(m) for m in messages]
         return self._stream(chat, params, cancel_checker(cancel))
 
@@ -183,13 +158,11 @@ class MlxLLM(StreamJoin):
         with self._lock:
             self._prefix.clear()
 
-    def _ensure_loaded(self) -> None:
-        if self._model is None:
-            with hub_offline():
-                from mlx_lm import load
+    def _load_weights(self) -> None:
+        from mlx_lm import load
 
-                loaded = cast(tuple[Any, Any], load(str(self.path)))
-                self._model, self._tokenizer = loaded
+        loaded = cast(tuple[Any, Any], load(str(self.path)))
+        self._model, self._tokenizer = loaded
 
     def _encode(self, messages: list[dict[str, Any]]) -> list[int]:
         tokenizer = self._tokenizer
@@ -208,14 +181,9 @@ class MlxLLM(StreamJoin):
         cancelled: Callable[[], bool],
     ) -> Iterator[TokenEvent]:
         with self._lock:
-            if cancelled():
+            if not self._begin(cancelled):
                 yield TokenEvent("", 0, 0.0, "cancelled")
                 return
-            self._ensure_loaded()
-            if self.options.seed is not None:
-                import mlx.core as mx
-
-                mx.random.seed(self.options.seed)
             prompt = self._encode(messages)
             cache, reused = self._prefix.take(self._model, prompt, self.options)
             yield from self._generate(prompt, cache, reused, params, cancelled)

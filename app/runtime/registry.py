@@ -338,7 +338,7 @@ class ModelRegistry:
             return MlxVLM(info.path, model_id=info.id)
 
         def colqwen(info: ModelInfo) -> Any:
-            from app.runtime.colqwen import load_colqwen
+            from app.runtime.colqwen_loader import load_colqwen
 
             return load_colqwen(str(info.path), models_dir=self.settings.models_dir)
 

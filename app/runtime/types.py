@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, TypedDict, Unpack, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -22,6 +22,11 @@ ChatMessage = Mapping[str, Any]
 
 Cancel = threading.Event | Callable[[], bool] | None
 """A flag checked between tokens: an Event (set = cancel) or a callable returning True."""
+
+
+class EmbedderError(Exception):
+    """The text embedder cannot be found or loaded (``app.library.embedding`` uses it; it is
+    here so the embedder's numpy backend can raise it without importing that module)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +63,16 @@ class Completion:
     cached_tokens: int = 0
 
 
+class Sampling(TypedDict, total=False):
+    """The sampling keywords of every backend's ``stream`` and ``complete`` (each optional;
+    the defaults and limits are ``GenerationParams``'s)."""
+
+    max_tokens: int
+    temperature: float
+    top_p: float
+    stop: Sequence[str]
+
+
 class GenerationParams(BaseModel):
     """Validated sampling parameters of one call (shared by all text backends)."""
 
@@ -67,6 +82,14 @@ class GenerationParams(BaseModel):
     temperature: float = Field(default=0.0, ge=0.0, le=2.0)
     top_p: float = Field(default=1.0, gt=0.0, le=1.0)
     stop: tuple[str, ...] = Field(default=(), max_length=16)
+
+    @classmethod
+    def of(cls, sampling: Sampling) -> GenerationParams:
+        """The validated parameters of a call's sampling keywords."""
+        given: dict[str, Any] = dict(sampling)
+        if "stop" in given:
+            given["stop"] = tuple(given["stop"])
+        return cls.model_validate(given)
 
 
 @runtime_checkable
@@ -79,22 +102,16 @@ class TextBackend(Protocol):
         self,
         messages: Sequence[ChatMessage],
         *,
-        max_tokens: int = 512,
-        temperature: float = 0.0,
-        top_p: float = 1.0,
-        stop: Sequence[str] = (),
         cancel: Cancel = None,
+        **sampling: Unpack[Sampling],
     ) -> Iterator[TokenEvent]: ...
 
     def complete(
         self,
         messages: Sequence[ChatMessage],
         *,
-        max_tokens: int = 512,
-        temperature: float = 0.0,
-        top_p: float = 1.0,
-        stop: Sequence[str] = (),
         cancel: Cancel = None,
+        **sampling: Unpack[Sampling],
     ) -> Completion: ...
 
 
@@ -198,11 +215,8 @@ class StreamJoin:
         self,
         messages: Sequence[ChatMessage],
         *,
-        max_tokens: int = 512,
-        temperature: float = 0.0,
-        top_p: float = 1.0,
-        stop: Sequence[str] = (),
         cancel: Cancel = None,
+        **sampling: Unpack[Sampling],
     ) -> Iterator[TokenEvent]:
         raise NotImplementedError
 
@@ -210,20 +224,8 @@ class StreamJoin:
         self,
         messages: Sequence[ChatMessage],
         *,
-        max_tokens: int = 512,
-        temperature: float = 0.0,
-        top_p: float = 1.0,
-        stop: Sequence[str] = (),
         cancel: Cancel = None,
+        **sampling: Unpack[Sampling],
     ) -> Completion:
         """The whole reply at once: a thin join over ``stream``."""
-        return join_events(
-            self.stream(
-                messages,
-                max_tokens=max_tokens,
-                temperature=temperature,
-                top_p=top_p,
-                stop=stop,
-                cancel=cancel,
-            )
-        )
+        return join_events(self.stream(messages, cancel=cancel, **sampling))

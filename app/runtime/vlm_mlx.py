@@ -8,22 +8,22 @@ lock serialises generation, and mlx-vlm is imported only when the model is first
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Unpack, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.runtime.lazy import MlxFolderModel
 from app.runtime.types import (
     Cancel,
     Completion,
     FinishReason,
     GenerationParams,
+    Sampling,
     StopFilter,
     TokenEvent,
     cancel_checker,
-    hub_offline,
     join_events,
 )
 
@@ -58,48 +58,23 @@ def downscale(image: Image.Image | str | Path, max_side: int) -> Image.Image:
     return image.resize(size, PILImage.Resampling.LANCZOS)
 
 
-class MlxVLM:
-    """A vision-language model in a local folder, loaded on first use.
+class MlxVLM(MlxFolderModel):
+    """A vision-language model in a local folder, loaded on first use (``path`` also holds
+    preprocessor_config.json; ``options``: ``MlxVLMOptions``; see ``MlxFolderModel``)."""
 
-    Args:
-        path: Folder with config.json, weights, tokenizer and preprocessor_config.json.
-        options: ``MlxVLMOptions`` or a dict validated into one.
-        model_id: Name shown in traces; defaults to the folder name.
-    """
-
-    def __init__(
-        self,
-        path: str | Path,
-        options: MlxVLMOptions | dict[str, Any] | None = None,
-        *,
-        model_id: str | None = None,
-    ) -> None:
-        self.path = Path(path)
-        self.options = MlxVLMOptions.model_validate(options or {})
-        self.model_id = model_id or self.path.name
-        self._lock = threading.Lock()
-        self._model: Any = None
-        self._processor: Any = None
-        self._config: Any = None
+    Options = MlxVLMOptions
+    options: MlxVLMOptions
+    # Set by _load_weights, cleared by _drop_weights (the class values: not loaded).
+    _model: Any = None
+    _processor: Any = None
+    _config: Any = None
 
     @property
     def loaded(self) -> bool:
         return self._model is not None
 
-    @property
-    def busy(self) -> bool:
-        return self._lock.locked()
-
-    def load(self) -> None:
-        with self._lock:
-            self._ensure_loaded()
-
-    def unload(self) -> None:
-        with self._lock:
-            self._model = self._processor = self._config = None
-            import mlx.core as mx
-
-            mx.clear_cache()
+    def _drop_weights(self) -> None:
+        self._model = self._processor = self._config = None
 
     def stream(
         self,
@@ -107,19 +82,14 @@ class MlxVLM:
         images: Sequence[Image.Image | str | Path],
         *,
         system: str | None = None,
-        max_tokens: int = 512,
-        temperature: float = 0.0,
-        top_p: float = 1.0,
-        stop: Sequence[str] = (),
         cancel: Cancel = None,
+        **sampling: Unpack[Sampling],
     ) -> Iterator[TokenEvent]:
         """Stream the model's answer to ``question`` about ``images`` (downscaled first).
 
         Images are opened and downscaled now, so a missing file fails at the call.
         """
-        params = GenerationParams(
-            max_tokens=max_tokens, temperature=temperature, top_p=top_p, stop=tuple(stop)
-        )
+        params = GenerationParams.of(sampling)
         side = self.options.max_image_side
         pictures = [downscale(image, side) for image in images]
         return self._stream(question, pictures, system, params, cancel_checker(cancel))
@@ -130,33 +100,18 @@ class MlxVLM:
         images: Sequence[Image.Image | str | Path],
         *,
         system: str | None = None,
-        max_tokens: int = 512,
-        temperature: float = 0.0,
-        top_p: float = 1.0,
-        stop: Sequence[str] = (),
         cancel: Cancel = None,
+        **sampling: Unpack[Sampling],
     ) -> Completion:
         """The whole answer at once: a thin join over ``stream``."""
-        events = self.stream(
-            question,
-            images,
-            system=system,
-            max_tokens=max_tokens,
-            temperature=temperature,
-            top_p=top_p,
-            stop=stop,
-            cancel=cancel,
-        )
-        return join_events(events)
+        return join_events(self.stream(question, images, system=system, cancel=cancel, **sampling))
 
-    def _ensure_loaded(self) -> None:
-        if self._model is None:
-            with hub_offline():
-                from mlx_vlm import load
-                from mlx_vlm.utils import load_config
+    def _load_weights(self) -> None:
+        from mlx_vlm import load
+        from mlx_vlm.utils import load_config
 
-                self._model, self._processor = load(str(self.path))
-                self._config = load_config(str(self.path))
+        self._model, self._processor = load(str(self.path))
+        self._config = load_config(str(self.path))
 
     def _prompt(self, question: str, count: int, system: str | None) -> str:
         from mlx_vlm.prompt_utils import apply_chat_template
@@ -175,15 +130,11 @@ class MlxVLM:
         cancelled: Callable[[], bool],
     ) -> Iterator[TokenEvent]:
         with self._lock:
-            if cancelled():
+            if not self._begin(cancelled):
                 yield TokenEvent("", 0, 0.0, "cancelled")
                 return
-            self._ensure_loaded()
-            import mlx.core as mx
             from mlx_vlm import stream_generate
 
-            if self.options.seed is not None:
-                mx.random.seed(self.options.seed)
             results = stream_generate(
                 self._model,
                 self._processor,

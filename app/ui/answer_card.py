@@ -22,15 +22,11 @@ from app.agent.events import Answer, CitationOut, Decision, Done, Error, Result,
 from app.ui.answer_format import answer_html, plain_answer
 from app.ui.feedback_bar import FeedbackBar
 from app.ui.flow_layout import FlowLayout
-from app.ui.messages import AnsweredQuestion
 from app.ui.timeline import Timeline
 from app.ui.widgets import named, short_title
+from app.worker.messages import AnsweredQuestion
 
 ABSTAIN_TITLE = "The manuals don't answer this"
-
-
-def _stopped(event: object) -> bool:
-    return isinstance(event, Error) and event.suggestion == "stopped"
 
 
 class AnswerText(QTextBrowser):
@@ -117,7 +113,7 @@ class AnswerCard(QFrame):
     # ---- events ----------------------------------------------------------------------------
     def add_event(self, event: object) -> None:
         self.timeline.add_event(event)
-        if isinstance(event, Decision | Result | Error) and not _stopped(event):
+        if isinstance(event, Decision | Result | Error):
             self.steps.append(asdict(event))
         if isinstance(event, Token):
             self.text = event.text if getattr(event, "reset", False) else self.text + event.text
@@ -126,12 +122,11 @@ class AnswerCard(QFrame):
             self.status.setText(event.message)
         elif isinstance(event, Answer):
             self._set_answer(event)
-        elif isinstance(event, Error) and event.suggestion == "stopped":
-            self.stopped = True
         elif isinstance(event, Error) and not event.recoverable:
             self.text = self.text or f"Lantern could not answer: {event.message}"
             self._render()
         elif isinstance(event, Done):
+            self.stopped = event.status == "stopped"
             self._finish(event)
 
     def _set_answer(self, answer: Answer) -> None:

@@ -7,15 +7,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox
 
 from app.config import save_settings
 from app.library.models import DocumentInfo
-from app.ui.menus import shortcut_lines
 from app.ui.settings_dialog import ModelsDialog
 
 if TYPE_CHECKING:
-    from PySide6.QtGui import QAction
+    from PySide6.QtCore import QSettings
 
     from app.config import Settings
     from app.ui.benchmark.panel import BenchmarkPanel
@@ -51,6 +51,16 @@ def library_problem(folder: Path) -> str:
     return ""
 
 
+def shortcut_lines(actions: dict[str, QAction]) -> list[tuple[str, str]]:
+    """(command, shortcut) for the Help > Keyboard Shortcuts list."""
+    lines = [("Ask the question", "Ctrl+Enter"), ("Stop the answer", "Esc")]
+    for action in actions.values():
+        keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+        if keys:
+            lines.append((action.text().replace("&", "").rstrip("…"), keys))
+    return lines
+
+
 class WindowCommands:
     controller: Controller
     settings: Settings
@@ -59,6 +69,7 @@ class WindowCommands:
     evidence: EvidencePane
     benchmark: BenchmarkPanel
     status: StatusBar
+    state: QSettings
     actions_by_name: dict[str, QAction]
 
     def _window(self) -> QMainWindow:

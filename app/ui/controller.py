@@ -8,10 +8,8 @@ Widgets never see the pipes.
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import multiprocessing as mp
-import os
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from multiprocessing.connection import Connection
@@ -22,9 +20,12 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QImage
 
 from app.agent.events import Done, Error
-from app.ui.benchmark.messages import BENCH_REPLIES, BenchRequest
-from app.ui.library_messages import PackDone, PackRequest, WatchRequest, WatchState
-from app.ui.messages import (
+from app.agent.turn import Turn
+from app.ui.receiver import Receiver
+from app.worker.bench_messages import BENCH_REPLIES, BenchRequest
+from app.worker.entry import run_engine
+from app.worker.library_messages import PackDone, PackRequest, WatchRequest, WatchState
+from app.worker.messages import (
     AnswerEvent,
     AskRequest,
     CancelAnswer,
@@ -46,24 +47,9 @@ from app.ui.messages import (
     Request,
     StopRequest,
     ThumbnailsRequest,
-    Turn,
     WorkerFailure,
     WorkerReady,
 )
-from app.ui.receiver import Receiver
-
-WORKER_NICENESS = 5
-
-
-def run_engine(requests: Connection, replies: Connection, config: EngineConfig) -> None:
-    """The worker process's entry point; the engine (and with it PyMuPDF, SQLite, numpy
-    and the models) is imported there only, never in the window's process. The worker
-    runs at a lower priority so that, when the CPU is short, the window is served first."""
-    with contextlib.suppress(OSError, AttributeError):
-        os.nice(WORKER_NICENESS)
-    from app.ui.engine import engine_main
-
-    engine_main(requests, replies, config)
 
 
 class Controller(QObject):
@@ -79,7 +65,7 @@ class Controller(QObject):
     models_listed = Signal(object)  # ModelsListed
     download_update = Signal(object)  # DownloadUpdate
     feedback_saved = Signal(object)  # FeedbackSaved
-    bench_reply = Signal(object)  # a reply of app.ui.benchmark.messages
+    bench_reply = Signal(object)  # a reply of app.worker.bench_messages
     pack_done = Signal(object)  # PackDone
     watch_state = Signal(object)  # WatchState
     failure = Signal(str)
@@ -153,7 +139,7 @@ class Controller(QObject):
         if self.current_job:
             message = "the background worker stopped while answering; please ask again"
             self.answer_event.emit(self.current_job, Error(message, "answer", False))
-            self.answer_event.emit(self.current_job, Done(0.0))
+            self.answer_event.emit(self.current_job, Done(0.0, status="failed"))
         self._close_pipes()
         self.process = None
         self.start()

@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.agent.events import Done
+from app.agent.turn import Turn
 from app.ui.answer_card import AnswerCard
-from app.ui.messages import Turn
 from app.ui.widgets import named
 
 WELCOME = (

@@ -28,9 +28,9 @@ from PySide6.QtWidgets import (
 )
 
 from app.agent.events import Answer, CitationOut
-from app.ui.messages import PageImage
 from app.ui.page_view import PageView
 from app.ui.widgets import named, short_title
+from app.worker.messages import PageImage
 
 Key = tuple[str, int]
 RIGHT_PAGE_TEXT = {None: "This is the right page", False: "Saving…", True: "✓ The right page"}

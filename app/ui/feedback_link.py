@@ -17,11 +17,11 @@ from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog
 
 from app.agent.events import Answer
-from app.ui.messages import AddToBenchmarkRequest, FeedbackSaved, RateRequest, RightPageRequest
+from app.worker.messages import AddToBenchmarkRequest, FeedbackSaved, RateRequest, RightPageRequest
 
 if TYPE_CHECKING:
     from app.ui.answer_card import AnswerCard
-    from app.ui.window import MainWindow
+    from app.ui.commands import WindowCommands
 
 DATASET_KEY = "feedback/dataset"
 RATED = {1: "marked as a right answer", -1: "marked as a wrong answer", 0: "rating cleared"}
@@ -30,8 +30,8 @@ RATED = {1: "marked as a right answer", -1: "marked as a wrong answer", 0: "rati
 class FeedbackLink(QObject):
     """Connects every answer card and the evidence pane to the worker's feedback lane."""
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
+    def __init__(self, window: WindowCommands) -> None:
+        super().__init__(window._window())
         self.window = window
         self.controller = window.controller
         self.saved_ratings: dict[int, int] = {}  # job -> rating the worker has stored
@@ -97,7 +97,7 @@ class FeedbackLink(QObject):
         """Ask for the dataset file (new or existing) and remember it; "" if cancelled."""
         current = self.dataset() or str(Path.home() / "lantern-benchmark.json")
         path, _ = QFileDialog.getSaveFileName(
-            self.window,
+            self.window._window(),
             "Benchmark dataset for new items",
             current,
             "Benchmark datasets (*.json)",

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.ui.messages import FileProgress, FileResult
+from app.library.import_events import ImportProgress, ImportResult
 from app.ui.widgets import named
 
 # Share of the bar each phase fills, in order; a phase's own progress moves within its band.
@@ -31,7 +31,7 @@ PHASES = {
 UNITS = {"embedding": "passages", "OCR": "scanned pages"}
 
 
-def describe_progress(event: FileProgress) -> str:
+def describe_progress(event: ImportProgress) -> str:
     """ "Reading text · 12 of 19 pages · about 4 s left"."""
     parts = [event.phase[:1].upper() + event.phase[1:]]
     if event.total > 1:
@@ -43,7 +43,7 @@ def describe_progress(event: FileProgress) -> str:
     return " · ".join(parts)
 
 
-def bar_value(event: FileProgress) -> int:
+def bar_value(event: ImportProgress) -> int:
     low, high = PHASES.get(event.phase, (0, 100))
     fraction = event.done / event.total if event.total else 0.0
     return int(low + (high - low) * fraction)
@@ -72,12 +72,12 @@ class ImportRow(QFrame):
         layout.addWidget(self.bar)
         layout.addWidget(self.detail)
 
-    def progress(self, event: FileProgress) -> None:
+    def progress(self, event: ImportProgress) -> None:
         self.state = "running"
         self.bar.setValue(bar_value(event))
         self.detail.setText(describe_progress(event))
 
-    def finish(self, result: FileResult) -> None:
+    def finish(self, result: ImportResult) -> None:
         self.state = result.status
         self.setProperty("state", result.status)
         self.style().unpolish(self)
@@ -138,17 +138,17 @@ class ImportQueue(QWidget):
         self._changed()
 
     def add_event(self, event: object) -> None:
-        if isinstance(event, FileProgress):
+        if isinstance(event, ImportProgress):
             if event.path != "library":
                 self.row(event.path).progress(event)
-        elif isinstance(event, FileResult):
+        elif isinstance(event, ImportResult):
             self.row(event.path).finish(event)
         self._changed()
 
     def abandon(self, reason: str) -> None:
         """Mark every queued or running file as failed (its worker is gone)."""
         for row in self.active():
-            row.finish(FileResult(row.path, "failed", reason))
+            row.finish(ImportResult(row.path, "failed", reason))
         self._changed()
 
     def active(self) -> list[ImportRow]:

@@ -18,9 +18,9 @@ from app.ui import theme
 from app.ui.controller import Controller
 from app.ui.file_open import FileOpenHandler
 from app.ui.first_run import install_sample_offer
-from app.ui.messages import DEFAULT_ANSWERER, EngineConfig
 from app.ui.warmup import WarmUp
 from app.ui.window import MainWindow
+from app.worker.messages import DEFAULT_ANSWERER, EngineConfig
 
 
 def application() -> QApplication:

@@ -7,18 +7,51 @@ reachable from the keyboard and testable without opening a menu.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtGui import QAction, QKeySequence
 
 if TYPE_CHECKING:
-    from app.ui.window import MainWindow
+    from PySide6.QtWidgets import QMainWindow
+
+    from app.ui.evidence import EvidencePane
 
 Shortcut = QKeySequence.StandardKey | str | None
 
 
+class MenuHost(Protocol):
+    """What the menus call on the window (``MainWindow`` and its command mixins); a protocol
+    rather than the class, so the window module imports this one and not the other way."""
+
+    evidence: EvidencePane
+
+    def _window(self) -> QMainWindow: ...
+    def show_view(self, view: str) -> None: ...
+    def choose_library(self) -> None: ...
+    def choose_files(self) -> None: ...
+    def choose_folder(self) -> None: ...
+    def import_pack(self) -> None: ...
+    def watch_folder(self) -> None: ...
+    def remove_missing(self) -> None: ...
+    def export_pack(self) -> None: ...
+    def export_selected_pack(self) -> None: ...
+    def reindex_selected(self) -> None: ...
+    def remove_selected(self) -> None: ...
+    def copy_answer(self) -> None: ...
+    def new_conversation(self) -> None: ...
+    def focus_filter(self) -> None: ...
+    def focus_question(self) -> None: ...
+    def open_settings(self) -> None: ...
+    def toggle_reasoning(self) -> None: ...
+    def toggle_library(self) -> None: ...
+    def toggle_evidence(self) -> None: ...
+    def toggle_maximized(self) -> None: ...
+    def show_shortcuts(self) -> None: ...
+    def show_about(self) -> None: ...
+
+
 def _action(
-    window: MainWindow,
+    window: QMainWindow,
     text: str,
     slot: Callable[[], object],
     shortcut: Shortcut = None,
@@ -47,13 +80,13 @@ MENUS: dict[str, list[str | None]] = {
 }  # fmt: skip
 
 
-def build_menus(window: MainWindow) -> dict[str, QAction]:
-    """Create the menus on ``window``; returns the actions by a short name."""
-    actions = make_actions(window)
+def build_menus(host: MenuHost) -> dict[str, QAction]:
+    """Create the menus on ``host``'s window; returns the actions by a short name."""
+    actions = make_actions(host)
     for name in ("library", "evidence"):
         actions[name].setCheckable(True)
         actions[name].setChecked(True)
-    bar = window.menuBar()
+    bar = host._window().menuBar()
     for title, names in MENUS.items():
         menu = bar.addMenu(title)
         for item in names:
@@ -64,55 +97,45 @@ def build_menus(window: MainWindow) -> dict[str, QAction]:
     return actions
 
 
-def make_actions(window: MainWindow) -> dict[str, QAction]:
+def make_actions(host: MenuHost) -> dict[str, QAction]:
     """Every command of the window as an action with its shortcut."""
-    w = window
+    w, q = host, host._window()
     role = QAction.MenuRole
     key = QKeySequence.StandardKey
     actions = {
-        "open_library": _action(w, "Open &Library…", w.choose_library),
-        "import": _action(w, "&Import Manuals…", w.choose_files, key.Open),
-        "import_folder": _action(w, "Import &Folder…", w.choose_folder, "Ctrl+Shift+O"),
-        "import_pack": _action(w, "Import &Pack…", w.import_pack),
-        "watch_folder": _action(w, "&Watch Folder…", w.watch_folder),
-        "remove_missing": _action(w, "Remove Missing Manuals…", w.remove_missing),
-        "export_pack": _action(w, "&Export Pack…", w.export_pack),
+        "open_library": _action(q, "Open &Library…", w.choose_library),
+        "import": _action(q, "&Import Manuals…", w.choose_files, key.Open),
+        "import_folder": _action(q, "Import &Folder…", w.choose_folder, "Ctrl+Shift+O"),
+        "import_pack": _action(q, "Import &Pack…", w.import_pack),
+        "watch_folder": _action(q, "&Watch Folder…", w.watch_folder),
+        "remove_missing": _action(q, "Remove Missing Manuals…", w.remove_missing),
+        "export_pack": _action(q, "&Export Pack…", w.export_pack),
         "export_selected_pack": _action(
-            w, "Export Selected Manual as Pac&k…", w.export_selected_pack
+            q, "Export Selected Manual as Pac&k…", w.export_selected_pack
         ),
-        "reindex": _action(w, "&Re-index Selected Manual", w.reindex_selected),
-        "remove": _action(w, "Re&move Selected Manual", w.remove_selected),
-        "quit": _action(w, "&Quit Lantern", w.close, key.Quit, role.QuitRole),
-        "copy_answer": _action(w, "Copy &Answer", w.copy_answer, "Ctrl+Shift+C"),
-        "new_conversation": _action(w, "&New Conversation", w.new_conversation, key.New),
-        "find": _action(w, "&Filter Library", w.focus_filter, key.Find),
-        "ask": _action(w, "Focus &Question", w.focus_question, "Ctrl+L"),
+        "reindex": _action(q, "&Re-index Selected Manual", w.reindex_selected),
+        "remove": _action(q, "Re&move Selected Manual", w.remove_selected),
+        "quit": _action(q, "&Quit Lantern", q.close, key.Quit, role.QuitRole),
+        "copy_answer": _action(q, "Copy &Answer", w.copy_answer, "Ctrl+Shift+C"),
+        "new_conversation": _action(q, "&New Conversation", w.new_conversation, key.New),
+        "find": _action(q, "&Filter Library", w.focus_filter, key.Find),
+        "ask": _action(q, "Focus &Question", w.focus_question, "Ctrl+L"),
         "settings": _action(
-            w, "&Models and Settings…", w.open_settings, key.Preferences, role.PreferencesRole
+            q, "&Models and Settings…", w.open_settings, key.Preferences, role.PreferencesRole
         ),
-        "zoom_in": _action(w, "Zoom &In", lambda: w.evidence.view.zoom_by(1.25), key.ZoomIn),
-        "zoom_out": _action(w, "Zoom &Out", lambda: w.evidence.view.zoom_by(0.8), key.ZoomOut),
-        "fit": _action(w, "&Fit Page Width", lambda: w.evidence.view.fit_width(), "Ctrl+0"),
-        "prev_page": _action(w, "&Previous Page", lambda: w.evidence.step(-1), "Ctrl+["),
-        "next_page": _action(w, "&Next Page", lambda: w.evidence.step(1), "Ctrl+]"),
-        "reasoning": _action(w, "Show &Reasoning of Last Answer", w.toggle_reasoning, "Ctrl+R"),
-        "library": _action(w, "Show &Library", w.toggle_library, "Ctrl+1"),
-        "evidence": _action(w, "Show &Evidence", w.toggle_evidence, "Ctrl+2"),
-        "minimize": _action(w, "Mi&nimize", w.showMinimized, "Ctrl+M"),
-        "zoom_window": _action(w, "&Zoom", w.toggle_maximized),
-        "main_view": _action(w, "&Assistant", lambda: w.show_view("main"), "Ctrl+Shift+1"),
-        "benchmark": _action(w, "&Benchmark", lambda: w.show_view("benchmark"), "Ctrl+Shift+2"),
-        "shortcuts": _action(w, "&Keyboard Shortcuts", w.show_shortcuts, key.HelpContents),
-        "about": _action(w, "&About Lantern", w.show_about, role=role.AboutRole),
+        "zoom_in": _action(q, "Zoom &In", lambda: w.evidence.view.zoom_by(1.25), key.ZoomIn),
+        "zoom_out": _action(q, "Zoom &Out", lambda: w.evidence.view.zoom_by(0.8), key.ZoomOut),
+        "fit": _action(q, "&Fit Page Width", lambda: w.evidence.view.fit_width(), "Ctrl+0"),
+        "prev_page": _action(q, "&Previous Page", lambda: w.evidence.step(-1), "Ctrl+["),
+        "next_page": _action(q, "&Next Page", lambda: w.evidence.step(1), "Ctrl+]"),
+        "reasoning": _action(q, "Show &Reasoning of Last Answer", w.toggle_reasoning, "Ctrl+R"),
+        "library": _action(q, "Show &Library", w.toggle_library, "Ctrl+1"),
+        "evidence": _action(q, "Show &Evidence", w.toggle_evidence, "Ctrl+2"),
+        "minimize": _action(q, "Mi&nimize", q.showMinimized, "Ctrl+M"),
+        "zoom_window": _action(q, "&Zoom", w.toggle_maximized),
+        "main_view": _action(q, "&Assistant", lambda: w.show_view("main"), "Ctrl+Shift+1"),
+        "benchmark": _action(q, "&Benchmark", lambda: w.show_view("benchmark"), "Ctrl+Shift+2"),
+        "shortcuts": _action(q, "&Keyboard Shortcuts", w.show_shortcuts, key.HelpContents),
+        "about": _action(q, "&About Lantern", w.show_about, role=role.AboutRole),
     }  # fmt: skip
     return actions
-
-
-def shortcut_lines(actions: dict[str, QAction]) -> list[tuple[str, str]]:
-    """(command, shortcut) for the Help > Keyboard Shortcuts list."""
-    lines = [("Ask the question", "Ctrl+Enter"), ("Stop the answer", "Esc")]
-    for action in actions.values():
-        keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
-        if keys:
-            lines.append((action.text().replace("&", "").rstrip("…"), keys))
-    return lines

@@ -7,7 +7,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox
 
-from app.ui.library_messages import PackDone, PackRequest
+from app.worker.library_messages import PackDone, PackRequest
 
 SUFFIX = ".lanternpack"
 FILTER = "Lantern packs (*.lanternpack)"

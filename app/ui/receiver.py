@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from PySide6.QtCore import QObject, QSocketNotifier, QTimer, Signal
 from PySide6.QtGui import QImage
 
-from app.ui.messages import PageImage, Pixels, Thumbnails
+from app.worker.messages import PageImage, Pixels, Thumbnails
 
 
 class FrameReader:

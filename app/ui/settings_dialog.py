@@ -26,10 +26,10 @@ from PySide6.QtWidgets import (
 
 from app.config import LLM_OFF, Settings
 from app.runtime.model_files import RUNTIME_OVERHEAD
-from app.ui.messages import DownloadUpdate, ModelsListed
 from app.ui.settings_form import SettingsForm
 from app.ui.statusbar import format_bytes
 from app.ui.widgets import named
+from app.worker.messages import DownloadUpdate, ModelsListed
 
 PURPOSE = {
     "llm": "Answers and agent decisions",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QWidget
 
-from app.ui.messages import LibraryState, WorkerReady
 from app.ui.widgets import named
+from app.worker.messages import LibraryState, WorkerReady
 
 
 def format_bytes(size: int) -> str:

@@ -128,7 +128,7 @@ class Timeline(QWidget):
             self.current.add_detail(f"status: {event.message}")
         elif isinstance(event, Result):
             self._add_result(event)
-        elif isinstance(event, Error) and event.suggestion != "stopped":
+        elif isinstance(event, Error):
             self._add_error(event)
         elif isinstance(event, Done):
             self.seconds = event.seconds

@@ -15,9 +15,9 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QWidget
 
 from app.agent.events import Answer, CitationOut, Decision, Done, Error, Result, Status, Token
+from app.library.import_events import ImportProgress, ImportResult
 from app.ui.answer_card import AnswerCard
 from app.ui.import_queue import ImportRow
-from app.ui.messages import FileProgress, FileResult
 from app.ui.page_view import PageView
 
 SAMPLE = (
@@ -88,8 +88,8 @@ class WarmUp:
     def _import_row(self) -> None:
         self.row = ImportRow("/warm-up/sample.pdf", self.host)
         self.row.hide()
-        self.row.progress(FileProgress("/warm-up/sample.pdf", "reading text", 1, 2, 1.0))
-        self.row.finish(FileResult("/warm-up/sample.pdf", "failed", "warm-up"))
+        self.row.progress(ImportProgress("/warm-up/sample.pdf", "reading text", 1, 2, 1.0))
+        self.row.finish(ImportResult("/warm-up/sample.pdf", "failed", "warm-up"))
         self.row.grab()
 
     def _regions(self) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox
 
-from app.ui.library_messages import WatchState
+from app.worker.library_messages import WatchState
 
 
 class WatchCommands:

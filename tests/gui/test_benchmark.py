@@ -14,8 +14,8 @@ from PySide6.QtCore import Qt
 from app.bench.dataset import load_dataset
 from app.bench.metrics import summarise
 from app.bench.runs import RunStore, runs_dir
-from app.ui.benchmark.messages import BenchStarted, BenchStep
 from app.ui.benchmark.records import FIGURES, format_figure
+from app.worker.bench_messages import BenchStarted, BenchStep
 from tests.gui.fakes import ANSWER, MANUAL
 
 ITEMS = [

@@ -12,9 +12,9 @@ from PySide6.QtCore import QSettings, Qt
 
 from app.ui import theme
 from app.ui.benchmark.interactive import CONSISTENCY_REPEATS
-from app.ui.benchmark.messages import BenchJudgeRequest, BenchVerdict
 from app.ui.benchmark.panel import BenchmarkPanel
 from app.ui.main import application
+from app.worker.bench_messages import BenchJudgeRequest, BenchVerdict
 from tests.gui.conftest import gui_settings
 from tests.gui.test_benchmark_runs import DESIGN_ITEMS, StubController
 

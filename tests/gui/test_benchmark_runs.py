@@ -17,15 +17,15 @@ from app.bench.dataset import load_dataset
 from app.bench.metrics import score_record, summarise
 from app.bench.runs import RunMeta, RunStore, runs_dir
 from app.ui import theme
-from app.ui.benchmark.messages import (
+from app.ui.benchmark.panel import BenchmarkPanel
+from app.ui.main import application
+from app.worker.bench_messages import (
     BenchRunRequest,
     BenchStopRequest,
     OptimizeRequest,
     OptimizeUpdate,
 )
-from app.ui.benchmark.panel import BenchmarkPanel
-from app.ui.main import application
-from app.ui.messages import WorkerReady
+from app.worker.messages import WorkerReady
 from tests.gui.conftest import gui_settings
 
 DOC = "Lumen_AX200_Installation_Manual.pdf"

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QFileDialog
 from app.bench.dataset import load_dataset
 from app.bench.feedback import Feedback, FeedbackStore
 from app.library.library import Library
-from app.ui.messages import FeedbackSaved
+from app.worker.messages import FeedbackSaved
 from tests.gui.fakes import ANSWER, MANUAL
 from tests.gui.test_conversation import ask
 

@@ -8,8 +8,8 @@ import pytest
 
 from app.config import Settings, load_settings, save_settings
 from app.runtime.download import ModelRow
-from app.ui.messages import ModelsListed
 from app.ui.settings_dialog import ModelsDialog
+from app.worker.messages import ModelsListed
 from tests.gui.conftest import gui_settings
 
 LLM_ROW = ModelRow("mlx-community/Qwen2.5-3B-Instruct-4bit", "llm", 2 * 10**9, True, "app", "/m")

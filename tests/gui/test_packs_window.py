@@ -7,7 +7,7 @@ from pathlib import Path
 
 from app.library.library import Library
 from app.library.packs import read_manifest
-from app.ui.library_messages import PackDone, PackRequest
+from app.worker.library_messages import PackDone, PackRequest
 from tests.gui.test_import_drop import drop
 
 

@@ -9,11 +9,12 @@ import threading
 import time
 
 from app.agent.events import Done, Token
+from app.library.import_events import ImportProgress as FileProgress
 from app.ui.answer_format import answer_html, split_sources, tidy_row
-from app.ui.lanes import TokenBatcher
-from app.ui.messages import AnswerEvent, FileProgress
 from app.ui.receiver import FrameReader
-from app.ui.work_lanes import ProgressThrottle
+from app.worker.lanes import TokenBatcher
+from app.worker.messages import AnswerEvent
+from app.worker.work_lanes import ProgressThrottle
 
 
 def test_frame_reader_assembles_large_messages_without_blocking():

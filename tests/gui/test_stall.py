@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.ui.messages import DEFAULT_ANSWERER
 from app.ui.stall import StallMeter
+from app.worker.messages import DEFAULT_ANSWERER
 from tests.gui.conftest import INSTALLATION, USER, build_library
 from tests.gui.test_conversation import ask
 from tests.gui.test_import_drop import drop

@@ -162,21 +162,3 @@ def _normal(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return sorted(_normal(v) for v in value)
     return value
-
-
-def default_tools(resources: Resources) -> list[Tool]:
-    """Every tool the agent has, in the order the decision prompt lists them."""
-    from app.agent.tools.answer import AnswerTool
-    from app.agent.tools.interpret_page import InterpretPageTool
-    from app.agent.tools.summarise import SummariseTool
-    from app.agent.tools.text_search import TextSearchTool
-    from app.agent.tools.visual_search import VisualSearchTool
-
-    classes: list[type[Tool]] = [
-        TextSearchTool,
-        VisualSearchTool,
-        InterpretPageTool,
-        SummariseTool,
-        AnswerTool,
-    ]
-    return [cls(resources) for cls in classes]

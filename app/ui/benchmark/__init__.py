@@ -2,6 +2,6 @@
 and charts, compare saved runs, export them, try questions one at a time, and optimise
 the prompts.
 
-This package's ``messages`` and ``lane`` run in the worker process too, so nothing here
-imports Qt at package level: the window imports ``app.ui.benchmark.panel``.
+The worker's side (the benchmark lane and its messages) is ``app.worker.bench_lane`` and
+``app.worker.bench_messages``; the window imports ``app.ui.benchmark.panel``.
 """

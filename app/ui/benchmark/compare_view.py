@@ -26,10 +26,11 @@ from PySide6.QtWidgets import (
 )
 
 from app.bench.compare import Comparison, Delta, QuestionChange, compare_runs
-from app.ui.benchmark.records import FIGURES, format_figure
+from app.bench.metrics import METRICS
+from app.ui.benchmark.records import format_figure
 from app.ui.widgets import named
 
-KINDS = {key: (label, kind) for key, label, kind in FIGURES} | {"questions": ("Questions", "count")}
+KINDS = {m.key: (m.label, m.kind) for m in METRICS}
 ALL = "All questions"
 
 

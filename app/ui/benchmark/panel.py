@@ -3,7 +3,7 @@ a stop button, read the results, compare saved runs, export a run, try questions
 time, and optimise the prompts.
 
 The panel holds no benchmark logic: runs, judging and optimising happen in the worker's
-bench lane (``app.ui.benchmark.lane``); saved runs are read from the library's
+bench lane (``app.worker.bench_lane``); saved runs are read from the library's
 ``bench_runs`` folder through ``app.bench.runs.RunStore``; the figures come from
 ``app.bench.metrics``, so the panel shows what ``python -m app bench`` prints.
 """
@@ -34,7 +34,14 @@ from app.bench.runs import RunStore, RunStoreError, runs_dir
 from app.config import REPO_ROOT, Settings
 from app.ui.benchmark.compare_view import CompareView
 from app.ui.benchmark.interactive import InteractiveView
-from app.ui.benchmark.messages import (
+from app.ui.benchmark.optimise_view import OptimiseView
+from app.ui.benchmark.records import record_answer
+from app.ui.benchmark.results_view import ResultsView
+from app.ui.benchmark.runs_list import RunsList
+from app.ui.benchmark.toolbar import RunBar
+from app.ui.controller import Controller
+from app.ui.widgets import named
+from app.worker.bench_messages import (
     BenchAnswered,
     BenchAskRequest,
     BenchFinished,
@@ -47,14 +54,7 @@ from app.ui.benchmark.messages import (
     OptimizeRequest,
     OptimizeUpdate,
 )
-from app.ui.benchmark.optimise_view import OptimiseView
-from app.ui.benchmark.records import record_answer
-from app.ui.benchmark.results_view import ResultsView
-from app.ui.benchmark.runs_list import RunsList
-from app.ui.benchmark.toolbar import RunBar
-from app.ui.controller import Controller
-from app.ui.messages import LibraryState, WorkerReady
-from app.ui.widgets import named
+from app.worker.messages import LibraryState, WorkerReady
 
 DEFAULT_DATASET = REPO_ROOT / "manuals" / "questions.json"
 DATASET_KEY = "benchmark/dataset"

@@ -7,38 +7,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from app.agent.events import Answer, CitationOut, PageOut
+from app.bench.metrics import METRICS
+from app.bench.metrics import format_figure as format_figure
 
 NO_LLM_JUDGE = "key-fact check: no LLM installed"
 
-# The summary's figures, as (key, label, kind): kind says how to show the value.
-FIGURES: tuple[tuple[str, str, str], ...] = (
-    ("hit@1", "Hit@1", "rate"),
-    ("hit@3", "Hit@3", "rate"),
-    ("hit@5", "Hit@5", "rate"),
-    ("mrr", "MRR", "ratio"),
-    ("manual_accuracy", "Manual accuracy", "rate"),
-    ("key_fact_recall", "Key-fact recall", "rate"),
-    ("abstention_accuracy", "Abstention accuracy", "rate"),
-    ("false_abstentions", "False abstentions", "count"),
-    ("judge_mean", "Judge mean", "score"),
-    ("latency_p50_s", "Latency p50", "seconds"),
-    ("latency_p95_s", "Latency p95", "seconds"),
+# The panel's figures, as (key, label, kind) from the metric registry.
+FIGURES: tuple[tuple[str, str, str], ...] = tuple(
+    (m.key, m.label, m.kind) for m in METRICS if m.card
 )
-
-
-def format_figure(value: Any, kind: str) -> str:
-    """A summary value as a reader wants it: rates in percent, seconds with a unit."""
-    if value is None:
-        return "–"
-    if kind == "rate":
-        return f"{100 * value:.0f}%"
-    if kind == "ratio":
-        return f"{value:.2f}"
-    if kind == "score":
-        return f"{value:.0f}"
-    if kind == "seconds":
-        return f"{value:.2f} s" if value < 10 else f"{value:.1f} s"
-    return str(value)
 
 
 def judge_label(summary: dict[str, Any]) -> str:

@@ -18,18 +18,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.bench.metrics import BY_KEY
 from app.ui.benchmark.records import FIGURES, format_figure
 from app.ui.widgets import named
-
-CARD_TIPS = {
-    "hit@1": "Share of answerable questions whose right page was ranked first",
-    "mrr": "Mean reciprocal rank of the first right page",
-    "manual_accuracy": "Share of answerable questions whose top page is in the right manual",
-    "key_fact_recall": "Share of the key facts found in the answers",
-    "abstention_accuracy": "Share of unanswerable questions where the agent said so",
-    "false_abstentions": "Answerable questions the agent said the manuals do not answer",
-    "judge_mean": "Mean judge score, 0-100",
-}
 
 
 class Card(QFrame):
@@ -56,7 +47,7 @@ class SummaryCards(QWidget):
         layout.setSpacing(8)
         for key, label, _kind in FIGURES:
             card = Card(label, self)
-            card.setToolTip(CARD_TIPS.get(key, label))
+            card.setToolTip(BY_KEY[key].tip or label)
             self.cards[key] = card
             layout.addWidget(card, 1)
 

@@ -8,7 +8,7 @@ from app.config import Settings
 from app.library.embedding import HashingEmbedder
 from app.library.importer import Importer, ImportProgress, import_blocking
 from app.library.library import Library
-from app.retrieval.visual import VisualIndex
+from app.library.visual_index import VisualPages as VisualIndex
 from app.runtime.colqwen import FakeColQwen
 from tests.helpers.pdfs import text_manual_pdf
 

@@ -9,10 +9,10 @@ import pytest
 from PIL import Image
 
 from app.library.store import NewDocument, PageRecord, Store
+from app.library.visual_index import embed_missing_pages
 from app.retrieval.visual import (
     VisualIndex,
     VisualSearch,
-    embed_missing_pages,
     map_regions,
     maxsim_scores,
     patch_scores,

@@ -17,10 +17,10 @@ from app.runtime.colqwen import (
     ColQwenOptions,
     FakeColQwen,
     PageEmbedding,
-    load_colqwen,
     maxsim,
     resolve_model_path,
 )
+from app.runtime.colqwen_loader import load_colqwen
 from app.runtime.colqwen_mlx import MlxColQwen
 from app.runtime.colqwen_torch import TorchColQwen, install_torchvision_shim
 

@@ -323,7 +323,7 @@ def test_idle_unloading_is_off_at_zero_minutes(budgeted: ModelRegistry) -> None:
 
 def test_the_worker_starts_idle_unloading_from_the_setting(tmp_path: Path) -> None:
     from app.runtime.idle import MemoryUse
-    from app.ui.engine import idle_unloader
+    from app.worker.engine import idle_unloader
 
     settings = Settings(models_dir=tmp_path / "m", library_dir=tmp_path / "l")
     assert idle_unloader(settings).max_idle_s == 600

@@ -16,11 +16,9 @@ from typing import Any, Literal
 import pymupdf
 
 from app.library.importer import Importer, ImportProgress, ImportResult, expand_paths
-from app.ui.lanes import Lane, library_state, staged_copy
-from app.ui.library_messages import PackDone, PackRequest, WatchRequest
-from app.ui.messages import (
-    FileProgress,
-    FileResult,
+from app.worker.lanes import Lane, library_state, staged_copy
+from app.worker.library_messages import PackDone, PackRequest, WatchRequest
+from app.worker.messages import (
     ImportEvent,
     ImportQueued,
     ImportRequest,
@@ -34,7 +32,7 @@ from app.ui.messages import (
     Thumbnails,
     ThumbnailsRequest,
 )
-from app.ui.watch_lane import WatchService
+from app.worker.watch_lane import WatchService
 
 
 @dataclass(slots=True)
@@ -63,12 +61,6 @@ def decode(image: str | bytes) -> Pixels:
     return Pixels(pix.samples, pix.width, pix.height, pix.stride)
 
 
-def as_message(event: ImportProgress | ImportResult) -> FileProgress | FileResult:
-    """The importer's event as its window-side twin (same fields)."""
-    kind = FileProgress if isinstance(event, ImportProgress) else FileResult
-    return kind(**{name: getattr(event, name) for name in kind.__dataclass_fields__})
-
-
 class ImportLane(Lane):
     """Imports, re-indexes and removes documents, one request at a time."""
 
@@ -79,7 +71,6 @@ class ImportLane(Lane):
         self.cancels: list[threading.Event] = []
         self._importer: Importer | None = None
         self.watching = WatchService(self)
-        self.as_message = as_message
 
     def enqueue(self, request: Any) -> None:
         """Queue a request with its own cancel flag (``cancel_all`` sets every one)."""
@@ -119,13 +110,13 @@ class ImportLane(Lane):
         self.send(ImportQueued(tuple(str(p) for p in files)))
         if cancel.is_set():
             for path in files:
-                self.send(ImportEvent(FileResult(str(path), "failed", "import cancelled")))
+                self.send(ImportEvent(ImportResult(str(path), "failed", "import cancelled")))
             return
         changed = False
         for event in self.importer().import_paths(files, cancel):
             if isinstance(event, ImportProgress) and not self.throttle.wanted(event):
                 continue
-            self.send(ImportEvent(as_message(event)))
+            self.send(ImportEvent(event))
             if isinstance(event, ImportResult) and event.status == "imported":
                 changed = True
                 self._changed()
@@ -144,7 +135,7 @@ class ImportLane(Lane):
         def progress(done: int, total: int, text: str) -> None:
             if request.action == "import":
                 self.send(
-                    ImportEvent(FileProgress(path, "saving", done, max(total, 1), None, text))
+                    ImportEvent(ImportProgress(path, "saving", done, max(total, 1), None, text))
                 )
 
         try:
@@ -161,14 +152,14 @@ class ImportLane(Lane):
                     text += f"; {len(report.skipped)} already there"
         except (PackError, OSError) as exc:
             if request.action == "import":
-                self.send(ImportEvent(FileResult(path, "failed", str(exc))))
+                self.send(ImportEvent(ImportResult(path, "failed", str(exc))))
             self.send(PackDone(request.action, path, "", str(exc)))
             return
         if request.action == "import":
             pages = sum(d.pages for d in self.library.store.list_documents()
                         if d.file_name in report.imported)  # fmt: skip
             status: Literal["imported", "skipped"] = "imported" if report.imported else "skipped"
-            self.send(ImportEvent(FileResult(path, status, text, None, "", pages)))
+            self.send(ImportEvent(ImportResult(path, status, text, None, "", pages)))
             self._changed()
         self.send(PackDone(request.action, path, text))
 

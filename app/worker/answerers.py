@@ -1,11 +1,11 @@
 """What answers questions inside the worker: a small protocol and its adapters.
 
 The worker only needs ``ask(question, history, cancel)`` yielding agent events, and
-optionally ``mode`` / ``mode_reason`` for the status bar. The default is the full agent
-(``app.agent.service.build_answerer``: LLM mode when a usable LLM is there, no-LLM mode
-otherwise); the single-search retrieval answerer is kept as an alternative. Tests name a
-scripted answerer instead (see ``EngineConfig.answerer``), so the window is exercised
-without any model.
+optionally ``mode`` / ``llm_choice`` (an ``app.agent.mode.LlmChoice``) for the status bar.
+The default is the full agent (``app.agent.service.build_answerer``: LLM mode when a usable
+LLM is there, no-LLM mode otherwise); the single-search retrieval answerer is kept as an
+alternative. Tests name a scripted answerer instead (see ``EngineConfig.answerer``), so
+the window is exercised without any model.
 """
 
 from __future__ import annotations
@@ -16,9 +16,10 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
 
 from app.agent.events import Error, Event
+from app.agent.mode import LlmChoice
+from app.agent.turn import Turn
 from app.config import Settings
 from app.library.library import Library
-from app.ui.messages import Turn
 
 
 class Answerer(Protocol):
@@ -70,7 +71,7 @@ class AgentAdapter:
         # use the same loaded model instead of two copies.
         self._tree = build_answerer(library, settings, registry=shared_registry(settings))
         self.mode: str = self._tree.mode
-        self.mode_reason: str = self._tree.mode_reason
+        self.llm_choice: LlmChoice = self._tree.llm_choice
 
     def ask(
         self,
@@ -78,10 +79,7 @@ class AgentAdapter:
         history: Sequence[Turn] | None = None,
         cancel: threading.Event | None = None,
     ) -> Iterator[Event]:
-        from app.agent.state import Turn as AgentTurn
-
-        turns = [AgentTurn(t.question, t.answer, t.sources) for t in history or ()]
-        return self._tree.ask(question, turns, cancel)
+        return self._tree.ask(question, list(history or ()), cancel)
 
 
 def agent_answerer(library: Library, settings: Settings) -> Answerer:

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from app.config import Settings
-from app.ui.answerers import load_factory
-from app.ui.benchmark.messages import (
+from app.worker.answerers import load_factory
+from app.worker.bench_messages import (
     BenchAnswered,
     BenchAskRequest,
     BenchFinished,
@@ -29,7 +29,7 @@ from app.ui.benchmark.messages import (
     OptimizeRequest,
     OptimizeUpdate,
 )
-from app.ui.lanes import Lane, Send
+from app.worker.lanes import Lane, Send, llm_choice_of
 
 
 def llm_of(answerer: Any) -> Callable[[], Any] | None:
@@ -44,7 +44,7 @@ def mode_of(answerer: Any) -> str:
     """The answerer's mode as a saved run records it: the LLM's model id, or "no-LLM"."""
     if getattr(answerer, "mode", "") != "llm":
         return "no-LLM"
-    return str(getattr(answerer, "mode_reason", "")).removeprefix("llm ") or "LLM"
+    return llm_choice_of(answerer).model_id or "LLM"
 
 
 def plain(value: Any) -> Any:

@@ -19,15 +19,16 @@ import threading
 from multiprocessing.connection import Connection
 from typing import Any
 
+from app.agent.mode import LlmChoice
 from app.library.library import Library
 from app.library.store import LibraryDamaged
 from app.runtime.idle import IdleUnloader
-from app.ui.benchmark.lane import BenchLane
-from app.ui.benchmark.messages import BenchRequest, BenchStopRequest
-from app.ui.feedback_lane import FeedbackLane
-from app.ui.lanes import WARM, AnswerLane
-from app.ui.library_messages import PackRequest, WatchRequest
-from app.ui.messages import (
+from app.worker.bench_lane import BenchLane
+from app.worker.bench_messages import BenchRequest, BenchStopRequest
+from app.worker.feedback_lane import FeedbackLane
+from app.worker.lanes import WARM, AnswerLane
+from app.worker.library_messages import PackRequest, WatchRequest
+from app.worker.messages import (
     AskRequest,
     CancelAnswer,
     CancelImports,
@@ -46,7 +47,7 @@ from app.ui.messages import (
     WorkerFailure,
     WorkerReady,
 )
-from app.ui.work_lanes import ImportLane, PagesLane
+from app.worker.work_lanes import ImportLane, PagesLane
 
 
 class Outbox:
@@ -104,10 +105,8 @@ class Engine:
             lane.start()
         self.bench.start()
         self.idle.start()
-        llm = "" if settings.llm_off else settings.llm
-        mode = f"LLM · {llm}" if llm else "no-LLM"
-        models = tuple(m for m in (settings.embedder, llm, settings.vlm) if m)
-        self.send(WorkerReady(str(settings.library_dir), mode, models))
+        named = LlmChoice.from_settings(settings)
+        self.send(WorkerReady(str(settings.library_dir), named.label, named.models(settings)))
         self.pages.put("library")
         self.answers.put(WARM)
         self.imports.enqueue(WatchRequest("start"))  # catch up on the watched folders

@@ -12,13 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from app.agent.turn import Turn
 from app.config import Settings
 from app.library.import_events import ImportProgress, ImportResult
 from app.library.models import DocumentInfo
-from app.ui.benchmark.messages import BenchReply, BenchRequest
-from app.ui.library_messages import PackDone, PackRequest, WatchRequest, WatchState
+from app.worker.bench_messages import BenchReply, BenchRequest
+from app.worker.library_messages import PackDone, PackRequest, WatchRequest, WatchState
 
-DEFAULT_ANSWERER = "app.ui.answerers:agent_answerer"
+DEFAULT_ANSWERER = "app.worker.answerers:agent_answerer"
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,15 +30,6 @@ class EngineConfig:
     answerer: str = DEFAULT_ANSWERER
     token_interval: float = 0.04
     progress_interval: float = 0.1
-
-
-@dataclass(frozen=True, slots=True)
-class Turn:
-    """One finished exchange of the conversation, handed back as history for follow-ups."""
-
-    question: str
-    answer: str
-    sources: tuple[str, ...] = ()  # citation labels, e.g. "Installation Manual p.6"
 
 
 # ---- requests (window -> worker) ---------------------------------------------------------
@@ -204,16 +196,12 @@ class AnswerEvent:
     event: Any  # app.agent.events.Event
 
 
-# The importer's events cross to the window as they are: their module is dataclasses only.
-FileProgress = ImportProgress
-FileResult = ImportResult
-
-
 @dataclass(frozen=True, slots=True)
 class ImportEvent:
-    """One import event, throttled."""
+    """One import event, throttled (the importer's own events: that module is dataclasses
+    only, so they cross to the window as they are)."""
 
-    event: FileProgress | FileResult
+    event: ImportProgress | ImportResult
 
 
 @dataclass(frozen=True, slots=True)

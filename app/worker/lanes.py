@@ -16,11 +16,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from app.agent.events import Done, Error, Token
+from app.agent.events import Done, DoneStatus, Error, Token
+from app.agent.mode import NO_LLM, LlmChoice
 from app.config import Settings
 from app.library.library import Library
-from app.ui.answerers import load_factory
-from app.ui.messages import (
+from app.worker.answerers import load_factory
+from app.worker.messages import (
     AnswerEvent,
     AskRequest,
     LibraryState,
@@ -35,11 +36,16 @@ WARM = "warm"  # asks the answer lane to build its answerer before the first que
 
 def mode_report(settings: Settings, answerer: Any) -> WorkerReady:
     """The status bar's view of an answerer: its mode, its models, and why."""
-    reason = getattr(answerer, "mode_reason", "")
-    llm = reason.removeprefix("llm ") if answerer.mode == "llm" else ""
-    mode = f"LLM · {llm}" if llm else "no-LLM"
-    models = tuple(m for m in (settings.embedder, llm, settings.vlm) if m)
-    return WorkerReady(str(settings.library_dir), mode, models, reason)
+    choice = llm_choice_of(answerer)
+    return WorkerReady(
+        str(settings.library_dir), choice.label, choice.models(settings), choice.reason
+    )
+
+
+def llm_choice_of(answerer: Any) -> LlmChoice:
+    """The answerer's LLM choice; a scripted one without it counts as no-LLM."""
+    choice = getattr(answerer, "llm_choice", NO_LLM)
+    return choice if answerer.mode == "llm" else LlmChoice("", choice.reason)
 
 
 class Lane(threading.Thread):
@@ -154,17 +160,19 @@ class AnswerLane(Lane):
         cancel = self.cancel_event(request.job)
         batcher = TokenBatcher(request.job, self.send, self.token_interval)
         started = time.perf_counter()
+        status: DoneStatus = "finished"  # the answerer's own Done said so
         try:
             if not cancel.is_set():
                 self._stream(request, cancel, batcher)
         except Exception as exc:
             batcher.push(Error(f"the answer failed: {exc}", "answer", recoverable=False))
-            batcher.push(Done(round(time.perf_counter() - started, 3)))
+            status = "failed"
         finally:
             self.cancels.pop(request.job, None)
         if cancel.is_set():
-            batcher.push(Error("stopped", "answer", recoverable=True, suggestion="stopped"))
-            batcher.push(Done(round(time.perf_counter() - started, 3)))
+            status = "stopped"
+        if status != "finished":
+            batcher.push(Done(round(time.perf_counter() - started, 3), status=status))
 
     def _stream(self, request: AskRequest, cancel: threading.Event, batcher: TokenBatcher) -> None:
         for event in self.answerer().ask(request.question, list(request.history), cancel):

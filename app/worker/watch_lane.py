@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from app.library import watch
-from app.ui.library_messages import WatchRequest, WatchState
-from app.ui.messages import ImportEvent, ImportQueued
+from app.worker.library_messages import WatchRequest, WatchState
+from app.worker.messages import ImportEvent, ImportQueued
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +90,7 @@ class WatchService:
         for event in watch.sync(self.lane.library, self.lane.importer(), only, cancel):
             if hasattr(event, "phase") and not self.lane.throttle.wanted(event):
                 continue
-            self.lane.send(ImportEvent(self.lane.as_message(event)))
+            self.lane.send(ImportEvent(event))
             changed |= getattr(event, "status", "") == "imported"
         if changed:
             self.lane._changed()

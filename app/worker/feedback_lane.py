@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from app.ui.lanes import Lane, Send
-from app.ui.messages import (
+from app.worker.lanes import Lane, Send
+from app.worker.messages import (
     AddToBenchmarkRequest,
     FeedbackRequest,
     FeedbackSaved,

@@ -1,6 +1,6 @@
 """The benchmark's requests and replies between the window and the worker process.
 
-Like ``app.ui.messages``: small frozen dataclasses that pickle across the process
+Like ``app.worker.messages``: small frozen dataclasses that pickle across the process
 boundary; runs and records travel as the plain dicts ``app.bench`` writes to disk, so the
 panel reads exactly what a saved run holds. No Qt here.
 """
