@@ -85,6 +85,8 @@ class Done:
     seconds: float
     steps: int = 0
     trace: str = ""
+    program_version: str = ""  # the prompt program that answered (see app.agent.programs)
+    tokens: int = 0  # prompt + generated tokens of the question's model calls
     type: Literal["done"] = "done"
 
 

@@ -16,9 +16,12 @@ import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from pathlib import Path
 
+from app.agent import learning
+from app.agent.arbiter import Arbiter
 from app.agent.atlas import build_atlas
+from app.agent.budget import TokenMeter, metered
 from app.agent.degraded import announce
-from app.agent.events import Answer, Decision, Done, Error, Event, Result
+from app.agent.events import Answer, Decision, Done, Error, Event, Result, Status
 from app.agent.follow_up import follow_up_pages
 from app.agent.library_search import searched_documents, set_context_pages
 from app.agent.policy import Choice, LlmPolicy, RulePolicy
@@ -70,6 +73,13 @@ class Tree:
         self.mode = "llm" if resources.llm is not None else "no-llm"
         self.mode_reason = ""
         self.program_version: str | None = None  # the saved prompt version loaded, if any
+        # Every model call of a question is counted against its token budget.
+        self.meter = TokenMeter(resources.settings.token_budget)
+        if resources.llm is not None:
+            resources.llm = metered(resources.llm, self.meter)
+        if policy is not None:
+            policy.llm = metered(policy.llm, self.meter)
+        self.arbiter = Arbiter(resources.settings.llm_override_threshold, resources.clock)
 
     def warm_up(self) -> None:
         """Load what the first question would otherwise wait for: the question embedder's
@@ -106,6 +116,9 @@ class Tree:
         trace.atlas(state.atlas.render())
         self.resources.clock.reset()
         self.resources.cancel = cancel
+        self.meter.reset(self.resources.settings.token_budget)
+        self.meter.active = True
+        self.arbiter.start(learning.calibrator(self.resources.library.store))
         status = "done"
         try:
             yield from self._watch(self._steps(state, trace), cancel_checker(cancel), trace)
@@ -116,9 +129,13 @@ class Tree:
             log.exception("the agent failed on %r", question)
             status = "failed"
             yield self._error(trace, Error(f"the agent failed: {exc}", recoverable=False))
+        self.meter.active = False
+        version = learning.program_label(self)
+        learning.close_record(trace, self.arbiter, self.meter, version)
         seconds = trace.finish(dict(self.resources.clock.seconds), status)
         path = trace.write(self.traces_dir)
-        yield Done(round(seconds, 4), state.iteration, str(path or ""))
+        learning.remember(self.resources.library.store, trace, self.arbiter, version)
+        yield Done(round(seconds, 4), state.iteration, str(path or ""), version, self.meter.used)
 
     def _watch(
         self, events: Iterator[Event], cancelled: Callable[[], bool], trace: TraceRecorder
@@ -137,6 +154,8 @@ class Tree:
                 raise Cancelled
 
     def _steps(self, state: TreeData, trace: TraceRecorder) -> Iterator[Event]:
+        llm = self.policy.llm if self.policy is not None else None
+        self.arbiter.route(state, llm, self.resources.cancel)
         while True:
             for tool in self.tools:
                 inputs = tool.auto_trigger(state) if state.iteration + 2 < state.max_steps else None
@@ -152,15 +171,20 @@ class Tree:
         if state.iteration + 1 >= state.max_steps:
             why = f"step limit ({state.max_steps}) reached: answer with what was found"
             return Choice("answer", AnswerInputs(), why, "limit"), ()
+        if self.meter.spent and self.resources.llm is not None:
+            return (yield from self._budget_spent(state)), ()
         available = {t.name: t for t in self.tools if t.is_available(state)}
+        rule = self.rules.decide(state, available)
         if self.policy is None or state.llm_off:
-            return self.rules.decide(state, available), ()
+            return self.arbiter.next_step(state, rule, None, None), ()
         unavailable = {
             t.name: t.is_available(state).reason for t in self.tools if t.name not in available
         }
         outcome = self.policy.decide(state, available, unavailable)
         for problem in outcome.problems:
             yield Error(problem, "decision", True, "the rule-based policy decides instead")
+        if self.meter.spent:
+            return (yield from self._budget_spent(state)), outcome.calls
         if outcome.permanent:
             state.llm_off = outcome.problems[-1] if outcome.problems else "the model failed"
         choice = outcome.choice
@@ -169,7 +193,18 @@ class Tree:
             state.add_error(choice.tool, message)
             yield Error(message, choice.tool, True, "the rule-based policy decides instead")
             choice = None
-        return choice or self.rules.decide(state, available), outcome.calls
+        return self.arbiter.next_step(state, rule, outcome, choice), outcome.calls
+
+    def _budget_spent(self, state: TreeData) -> Generator[Event, None, Choice]:
+        """The question's token budget is spent: answer now with what was found (without
+        the model), and say so in the timeline."""
+        state.llm_off = state.llm_off or "the question's token budget is spent"
+        why = (
+            f"token budget spent ({self.meter.used} of {self.meter.budget} tokens): "
+            "answer with the best found so far, without the model"
+        )
+        yield Status(why, "budget")
+        return Choice("answer", AnswerInputs(), why, "budget")
 
     def _repeats(self, state: TreeData, choice: Choice) -> bool:
         tool = self.by_name[choice.tool]
@@ -198,6 +233,8 @@ class Tree:
             if tool.ends_loop:
                 return (yield from self._fallback_answer(state, trace))
             return False
+        if outcome.answer is not None:
+            outcome = yield from self.arbiter.answer(state, tool, outcome)
         stored = state.environment.add(tool.name, outcome.name or tool.name, outcome.objects)
         objects = [_object_out(found, dup) for found, dup in stored]
         task = Task(step, tool.name, inputs, choice.reasoning, outcome.summary, seconds, True,

@@ -18,6 +18,8 @@ import dspy
 from app.runtime.dspy_bridge import LanternEngine
 from app.runtime.types import Cancel, TextBackend
 
+CONFIDENCE = "how likely this choice is right, from 0.0 to 1.0"
+
 
 class DecideNextStep(dspy.Signature):
     """Choose the next step toward answering the technician's question from the manuals.
@@ -33,6 +35,7 @@ class DecideNextStep(dspy.Signature):
     reasoning: str = dspy.OutputField(desc="one short sentence: why this step")
     tool: str = dspy.OutputField(desc="the name of one available tool")
     tool_inputs: dict[str, Any] = dspy.OutputField(desc="the tool's inputs as a JSON object")
+    confidence: float | None = dspy.OutputField(desc=CONFIDENCE)
 
 
 class AnswerQuestion(dspy.Signature):
@@ -46,6 +49,20 @@ class AnswerQuestion(dspy.Signature):
     evidence: str = dspy.InputField(desc="numbered manual pages: [n] title p.N, then its text")
     answerable: bool = dspy.OutputField(desc="whether the evidence answers the question")
     answer: str = dspy.OutputField(desc="the answer, every claim followed by its citation [n]")
+    confidence: float | None = dspy.OutputField(desc=CONFIDENCE)
+
+
+class RouteQuestion(dspy.Signature):
+    """Route the technician's question to the manuals that answer it, before searching.
+
+    List the ids (the numbers in square brackets in the Atlas) of the manuals the question
+    is about; an empty list when it could be in any of them. Mark the question hard when
+    it needs several facts put together, compares products, depends on a model or a
+    revision, or asks to be checked carefully."""
+
+    documents: list[int] = dspy.OutputField(desc="ids of the manuals to search first; [] = all")
+    hard: bool = dspy.OutputField(desc="whether the question needs a careful, checked answer")
+    confidence: float | None = dspy.OutputField(desc=CONFIDENCE)
 
 
 class GroundingCheck(dspy.Signature):

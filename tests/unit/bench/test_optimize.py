@@ -72,6 +72,10 @@ class ChatModel:
 
     def value(self, name: str, kind: str, system: str, last: str) -> Any:
         question = _field(last, "question")
+        if name == "confidence":
+            return 0.9
+        if name == "hard":
+            return False
         if name == "tool":
             return "text_search" if "(no step taken yet)" in last else "answer"
         if name == "tool_inputs":
