@@ -122,7 +122,13 @@ class BenchLane(Lane):
         mode = mode_of(answerer)
         self.send(BenchStarted(request.job, len(items), items[0].query, mode, judge.method))
         result: dict[str, Any] = {}
-        for event in run_bench(items, self.ask, judge=judge, should_stop=stop.is_set):
+        from app.bench.outcomes import judge_labeller
+
+        assert self.library is not None
+        label = judge_labeller(self.library.store)  # the judge's scores label the decisions
+        for event in run_bench(
+            items, self.ask, judge=judge, should_stop=stop.is_set, on_judged=label
+        ):
             if isinstance(event, BenchProgress):
                 more = event.done < len(items) and not stop.is_set()
                 following = items[event.done].query if more else ""
@@ -162,7 +168,7 @@ class BenchLane(Lane):
             finished=now_iso(),
             mode=mode,
             judge_method=judge.method,
-            program_version=self._program_version(),
+            program_version=_run_version(result["records"]) or self._program_version(),
             questions=len(result["records"]),
             stopped=bool(result.get("stopped")),
         )
@@ -264,3 +270,9 @@ class BenchLane(Lane):
             dataset=request.dataset,
         )
         return plain(report.to_dict())
+
+
+def _run_version(records: list[dict[str, Any]]) -> str | None:
+    """The program version the run's answers name (their traces' version)."""
+    versions = {str(r.get("program_version") or "") for r in records} - {""}
+    return ", ".join(sorted(versions)) or None
