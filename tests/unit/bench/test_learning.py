@@ -26,8 +26,9 @@ ROUTE = ShadowRecord(
     {"documents": [2], "files": ["User.pdf"], "hard": False},
     0.8, 0.8, "llm",
 )  # fmt: skip
-STEP = ShadowRecord("next_step", 1, {}, {"tool": "text_search", "inputs": {"query": "q"}},
-                    {"tool": "text_search", "inputs": {"query": "Q "}}, 0.9, 0.9, "llm")  # fmt: skip
+SEARCH = {"tool": "text_search", "inputs": {"query": "q"}}
+AGAIN = {**SEARCH, "inputs": {"query": "Q "}}
+STEP = ShadowRecord("next_step", 1, {}, SEARCH, AGAIN, 0.9, 0.9, "llm")
 ANSWER = ShadowRecord("answer", 2, {}, {"abstain": True}, {"abstain": False}, 0.9, 0.9, "rules")
 
 

@@ -203,8 +203,9 @@ def test_the_auto_optimiser_tunes_only_the_weakest_signature_and_keeps_only_a_ga
     budget = Budget(auto=None, candidates=2, trials=3)
     seen: list[OptimizeProgress] = []
     trigger = Trigger("answer", "LLM accuracy 0.40 is below 0.70", 20, 0.4)
-    record = run_auto(library, settings_for(library), trigger, backend=model.llm, items=items,
-                      budget=budget, embedder=make_embedder("minilm"), progress=seen.append)  # fmt: skip
+    settings, embedder = settings_for(library), make_embedder("minilm")
+    record = run_auto(library, settings, trigger, backend=model.llm, items=items, budget=budget,
+                      embedder=embedder, progress=seen.append)  # fmt: skip
 
     assert record["kept"] and record["version"] == "v0001" and record["program"] == "answer"
     assert record["after"] > record["before"] and record["val_ids"]
