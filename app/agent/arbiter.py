@@ -52,8 +52,19 @@ class Arbiter:
         inputs = {"question": state.prompt}
         if llm is None or state.llm_off:
             state.route = rule
-            self.log.add(ShadowRecord("route", 0, inputs, rule.choice(state), None, None, None,
-                                      "rules", "no model asked"))  # fmt: skip
+            self.log.add(
+                ShadowRecord(
+                    "route",
+                    0,
+                    inputs,
+                    rule.choice(state),
+                    None,
+                    None,
+                    None,
+                    "rules",
+                    "no model asked",
+                )
+            )
             return rule
         outputs, why = self._ask_route(state, llm, cancel)
         model = llm_route(outputs, state) if outputs is not None else None
@@ -66,9 +77,19 @@ class Arbiter:
             used = "llm" if wins else "rules"
         chosen = model if used == "llm" and model is not None else rule
         state.route = chosen
-        self.log.add(ShadowRecord("route", 0, inputs, rule.choice(state),
-                                  model.choice(state) if model else None, stated, calibrated,
-                                  used, why))  # fmt: skip
+        self.log.add(
+            ShadowRecord(
+                "route",
+                0,
+                inputs,
+                rule.choice(state),
+                model.choice(state) if model else None,
+                stated,
+                calibrated,
+                used,
+                why,
+            )
+        )
         return chosen
 
     def _ask_route(
@@ -117,14 +138,18 @@ class Arbiter:
         inputs = {"question": state.prompt, "step": step, "tasks": [t.tool for t in state.tasks]}
         if model is None:
             why = "no model asked" if outcome is None else "the model gave no usable choice"
-            self.log.add(ShadowRecord("next_step", step, inputs, _step(rule), None, None, None,
-                                      "rules", why))  # fmt: skip
+            self.log.add(
+                ShadowRecord("next_step", step, inputs, _step(rule), None, None, None, "rules", why)
+            )
             return rule
         stated = outcome.confidence if outcome is not None else None
         wins, calibrated, why = arbitrate("next_step", stated, self.calibrator, self.threshold)
         used = "llm" if wins else "rules"
-        self.log.add(ShadowRecord("next_step", step, inputs, _step(rule), _step(model), stated,
-                                  calibrated, used, why))  # fmt: skip
+        self.log.add(
+            ShadowRecord(
+                "next_step", step, inputs, _step(rule), _step(model), stated, calibrated, used, why
+            )
+        )
         if wins:
             return model
         note = f" (the model chose {model.tool}; {why})"
@@ -142,8 +167,19 @@ class Arbiter:
         detail = result.detail
         if "answerable" not in detail:
             rule = {"abstain": result.answer.abstained}
-            self.log.add(ShadowRecord("answer", step, inputs, rule, None, None, None, "rules",
-                                      "answered without the model"))  # fmt: skip
+            self.log.add(
+                ShadowRecord(
+                    "answer",
+                    step,
+                    inputs,
+                    rule,
+                    None,
+                    None,
+                    None,
+                    "rules",
+                    "answered without the model",
+                )
+            )
             return result
         best = tool.best_quotes(state)  # type: ignore[attr-defined]
         rule_abstains = best is None or best[1].abstained
@@ -151,8 +187,19 @@ class Arbiter:
         stated = stated_confidence(detail.get("confidence"))
         wins, calibrated, why = arbitrate("answer", stated, self.calibrator, self.threshold)
         used = "llm" if wins or model["abstain"] == rule_abstains else "rules"
-        self.log.add(ShadowRecord("answer", step, inputs, {"abstain": rule_abstains}, model,
-                                  stated, calibrated, used, why))  # fmt: skip
+        self.log.add(
+            ShadowRecord(
+                "answer",
+                step,
+                inputs,
+                {"abstain": rule_abstains},
+                model,
+                stated,
+                calibrated,
+                used,
+                why,
+            )
+        )
         if used == "llm":
             return result
         yield Status(f"The rules decide whether to answer: {why}", tool.name)

@@ -94,9 +94,13 @@ class MeteredBackend:
     ) -> Iterator[TokenEvent]:
         if not self.meter.active:
             return self.backend.stream(  # type: ignore[no-any-return]
-                messages, max_tokens=max_tokens, temperature=temperature, top_p=top_p,
-                stop=stop, cancel=cancel,
-            )  # fmt: skip
+                messages,
+                max_tokens=max_tokens,
+                temperature=temperature,
+                top_p=top_p,
+                stop=stop,
+                cancel=cancel,
+            )
         estimate = estimate_tokens(messages)
         room = self.meter.left - estimate
         if room < MIN_GENERATION:
@@ -106,9 +110,13 @@ class MeteredBackend:
                 f"{self.meter.budget} tokens used)"
             )
         events = self.backend.stream(
-            messages, max_tokens=min(max_tokens, room), temperature=temperature, top_p=top_p,
-            stop=stop, cancel=cancel,
-        )  # fmt: skip
+            messages,
+            max_tokens=min(max_tokens, room),
+            temperature=temperature,
+            top_p=top_p,
+            stop=stop,
+            cancel=cancel,
+        )
         return self._count(events, estimate)
 
     def _count(self, events: Iterator[TokenEvent], estimate: int) -> Iterator[TokenEvent]:
@@ -137,9 +145,13 @@ class MeteredBackend:
         cancel: Cancel = None,
     ) -> Completion:
         events = self.stream(
-            messages, max_tokens=max_tokens, temperature=temperature, top_p=top_p, stop=stop,
+            messages,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            top_p=top_p,
+            stop=stop,
             cancel=cancel,
-        )  # fmt: skip
+        )
         return join_events(events)
 
 

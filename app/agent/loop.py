@@ -80,6 +80,7 @@ class Tree:
         if policy is not None:
             policy.llm = metered(policy.llm, self.meter)
         self.arbiter = Arbiter(resources.settings.llm_override_threshold, resources.clock)
+        self.deep_dir: Path | None = None  # the question's deep-mode rounds go here
 
     def warm_up(self) -> None:
         """Load what the first question would otherwise wait for: the question embedder's
@@ -113,6 +114,7 @@ class Tree:
         # A follow-up's searches favour the pages the last answer quoted.
         set_context_pages(self.resources.text_search, follow_up_pages(state))
         trace = TraceRecorder(state.prompt, self.mode, turns)
+        self.deep_dir = Path(self.traces_dir) / f"{trace.run_id}.deep" if self.traces_dir else None
         trace.atlas(state.atlas.render())
         self.resources.clock.reset()
         self.resources.cancel = cancel
@@ -250,6 +252,12 @@ class Tree:
     def _call(self, tool: Tool, state: TreeData, choice: Choice) -> Generator[Event, None, Outcome]:
         """The tool's events, and its outcome; a tool that raises is a recoverable Error."""
         try:
+            if self._deep(tool, state):
+                from app.agent.deep import DeepMode
+
+                assert isinstance(tool, AnswerTool) and isinstance(choice.inputs, AnswerInputs)
+                deep = DeepMode(tool, self.deep_dir, self.resources.settings.deep_iterations)
+                return (yield from deep.run(state, choice.inputs))
             return (yield from tool(state, choice.inputs))
         except Cancelled:
             raise
@@ -260,6 +268,15 @@ class Tree:
                 raise Cancelled from exc
             log.warning("tool %s failed: %s", tool.name, exc, exc_info=True)
             return ToolError(f"{tool.name} failed: {exc}", True, "try another tool or other inputs")
+
+    def _deep(self, tool: Tool, state: TreeData) -> bool:
+        """Deep mode for this answer: the setting allows it, a model can write, and there
+        are pages to check the answer against."""
+        from app.agent.deep import wanted
+
+        if not isinstance(tool, AnswerTool) or self.resources.llm is None or state.llm_off:
+            return False
+        return wanted(self.resources.settings.deep_mode, state) and bool(state.environment.pages())
 
     def _fallback_answer(
         self, state: TreeData, trace: TraceRecorder

@@ -212,3 +212,35 @@ def read_image(
         return str(parse_reply(ReadPage, reply)["reading"]).strip()
     except Exception:
         return reply.strip()
+
+
+class CritiqueAnswer(dspy.Signature):
+    """Review a draft answer as a careful critic, claim by claim, against the numbered
+    evidence it cites.
+
+    A claim is supported only when the evidence it cites states it: the same values, codes
+    and conditions. When sources disagree, the newer revision of a manual takes precedence
+    over an older one, and the manual of the exact model over a manual for the model's
+    family: a claim that rests on the lesser source is a problem. Name each problem and
+    what the better source says."""
+
+    draft: str = dspy.InputField(desc="the draft answer, with citations [n]")
+    evidence: str = dspy.InputField(desc="the numbered evidence the citations refer to")
+    sources: str = dspy.InputField(desc="each evidence number's revision and model scope")
+    approved: bool = dspy.OutputField(desc="true when every claim rests on its best source")
+    problems: list[str] = dspy.OutputField(desc="each problem found; [] when approved")
+
+
+class ReviseAnswer(dspy.Signature):
+    """Rewrite the draft answer so it fixes every problem the critique names, using only the
+    numbered evidence.
+
+    Prefer the newer revision and the exact model's manual. Keep each supported claim with
+    its citation [n]; drop what the evidence does not support. If nothing is left, say
+    that the manuals don't say."""
+
+    draft: str = dspy.InputField(desc="the draft answer, with citations [n]")
+    critique: str = dspy.InputField(desc="the problems the critic found, one a line")
+    evidence: str = dspy.InputField(desc="the numbered evidence the citations refer to")
+    sources: str = dspy.InputField(desc="each evidence number's revision and model scope")
+    answer: str = dspy.OutputField(desc="the revised answer, every claim with its citation [n]")

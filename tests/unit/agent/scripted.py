@@ -40,6 +40,19 @@ def route_reply(documents: list[int], hard: bool = False, confidence: float | No
     )
 
 
+def critique_reply(approved: bool, problems: list[str] | None = None) -> str:
+    """A CritiqueAnswer reply (deep mode's critic)."""
+    return (
+        f"[[ ## approved ## ]]\n{approved}\n\n[[ ## problems ## ]]\n"
+        f"{json.dumps(problems or [])}\n\n[[ ## completed ## ]]"
+    )
+
+
+def revise_reply(text: str) -> str:
+    """A ReviseAnswer reply (deep mode's writer)."""
+    return f"[[ ## answer ## ]]\n{text}\n\n[[ ## completed ## ]]"
+
+
 def _confidence(value: float | None) -> str:
     return "" if value is None else f"[[ ## confidence ## ]]\n{value}\n\n"
 
@@ -64,8 +77,12 @@ class ScriptedModel:
         self.answers: deque[Reply] = deque()
         self.checks: deque[Reply] = deque([check_reply(True)])
         self.routes: deque[Reply] = deque([route_reply([])])
+        self.critiques: deque[Reply] = deque()
+        self.revisions: deque[Reply] = deque()
         self.llm = FakeLLM(default=self._route)
-        self.prompts: dict[str, list[str]] = {"decide": [], "answer": [], "check": [], "route": []}
+        self.prompts: dict[str, list[str]] = {
+            k: [] for k in ("decide", "answer", "check", "route", "critic", "writer")
+        }
 
     def _route(self, messages: list[dict[str, Any]]) -> str:
         system = messages[0]["content"]
@@ -76,11 +93,15 @@ class ScriptedModel:
             if "`grounded`" in system
             else "route"
             if "`hard`" in system
+            else "critic"
+            if "`approved`" in system
+            else "writer"
+            if "`critique`" in system
             else "answer"
         )
         self.prompts[kind].append("\n".join(m["content"] for m in messages))
         queues = {"decide": self.decisions, "answer": self.answers, "check": self.checks,
-                  "route": self.routes}  # fmt: skip
+                  "route": self.routes, "critic": self.critiques, "writer": self.revisions}  # fmt: skip
         queue = queues[kind]
         if not queue:
             raise AssertionError(f"no scripted {kind} reply left")
