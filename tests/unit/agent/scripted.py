@@ -100,8 +100,14 @@ class ScriptedModel:
             else "answer"
         )
         self.prompts[kind].append("\n".join(m["content"] for m in messages))
-        queues = {"decide": self.decisions, "answer": self.answers, "check": self.checks,
-                  "route": self.routes, "critic": self.critiques, "writer": self.revisions}  # fmt: skip
+        queues = {
+            "decide": self.decisions,
+            "answer": self.answers,
+            "check": self.checks,
+            "route": self.routes,
+            "critic": self.critiques,
+            "writer": self.revisions,
+        }
         queue = queues[kind]
         if not queue:
             raise AssertionError(f"no scripted {kind} reply left")

@@ -21,11 +21,15 @@ from app.library.library import Library
 from app.library.store import Store
 
 ROUTE = ShadowRecord(
-    "route", 0, {"question": "q"},
+    "route",
+    0,
+    {"question": "q"},
     {"documents": [], "files": [], "hard": False},
     {"documents": [2], "files": ["User.pdf"], "hard": False},
-    0.8, 0.8, "llm",
-)  # fmt: skip
+    0.8,
+    0.8,
+    "llm",
+)
 SEARCH = {"tool": "text_search", "inputs": {"query": "q"}}
 AGAIN = {**SEARCH, "inputs": {"query": "Q "}}
 STEP = ShadowRecord("next_step", 1, {}, SEARCH, AGAIN, 0.9, 0.9, "llm")
@@ -130,8 +134,13 @@ def test_the_optimiser_is_due_after_enough_labels_when_accuracy_is_low_or_fell(
     assert due is not None and due.signature == "next_step" and due.new_examples == 20
     assert "below 0.70" in due.reason
 
-    log.append({"finished": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
-                "signature": "next_step", "accuracy": {"next_step": 0.95}})  # fmt: skip
+    log.append(
+        {
+            "finished": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+            "signature": "next_step",
+            "accuracy": {"next_step": 0.95},
+        }
+    )
     labelled_run(book, 40, llm_right=True)
     labelled_run(book, 5, llm_right=False)  # the window: 10 wrong, 40 right
     assert check(book, log) is None, "the last run was less than 24 h ago"
@@ -157,7 +166,10 @@ def test_stats_prints_rolling_accuracy_from_a_library_with_feedback(
     answer_line = next(line for line in out.stdout.splitlines() if "answer or abstain" in line)
     assert "0.00 (1)" in answer_line and "1.00 (1)" in answer_line
 
-    data = json.loads(subprocess.run([*args, "--json"], env=cli_env, capture_output=True,
-                                     text=True, timeout=120).stdout)  # fmt: skip
+    data = json.loads(
+        subprocess.run(
+            [*args, "--json"], env=cli_env, capture_output=True, text=True, timeout=120
+        ).stdout
+    )
     answer = next(s for s in data["signatures"] if s["signature"] == "answer")
     assert (answer["rules"], answer["llm"]) == (0.0, 1.0)

@@ -204,8 +204,16 @@ def test_the_auto_optimiser_tunes_only_the_weakest_signature_and_keeps_only_a_ga
     seen: list[OptimizeProgress] = []
     trigger = Trigger("answer", "LLM accuracy 0.40 is below 0.70", 20, 0.4)
     settings, embedder = settings_for(library), make_embedder("minilm")
-    record = run_auto(library, settings, trigger, backend=model.llm, items=items, budget=budget,
-                      embedder=embedder, progress=seen.append)  # fmt: skip
+    record = run_auto(
+        library,
+        settings,
+        trigger,
+        backend=model.llm,
+        items=items,
+        budget=budget,
+        embedder=embedder,
+        progress=seen.append,
+    )
 
     assert record["kept"] and record["version"] == "v0001" and record["program"] == "answer"
     assert record["after"] > record["before"] and record["val_ids"]
@@ -217,9 +225,15 @@ def test_the_auto_optimiser_tunes_only_the_weakest_signature_and_keeps_only_a_ga
         assert "TUNED" not in instructions, f"{untouched} is not the weakest: left as it was"
 
     # The route does not change what this model answers: no gain, nothing kept.
-    again = run_auto(library, settings_for(library), Trigger("route", "fell", 20, 0.5),
-                     backend=model.llm, items=items, budget=budget,
-                     embedder=make_embedder("minilm"))  # fmt: skip
+    again = run_auto(
+        library,
+        settings_for(library),
+        Trigger("route", "fell", 20, 0.5),
+        backend=model.llm,
+        items=items,
+        budget=budget,
+        embedder=make_embedder("minilm"),
+    )
     assert not again["kept"] and again["version"] is None and "no better" in again["note"]
     runs = OptimiseLog(library.programs_dir).runs()
     assert [r["signature"] for r in runs] == ["answer", "route"]
