@@ -18,6 +18,7 @@ from typing import Any
 from app.config import Settings
 from app.ui.answerers import load_factory
 from app.ui.benchmark.messages import (
+    AutoOptimiseRequest,
     BenchAnswered,
     BenchAskRequest,
     BenchFinished,
@@ -26,6 +27,7 @@ from app.ui.benchmark.messages import (
     BenchStarted,
     BenchStep,
     BenchVerdict,
+    LearningRequest,
     OptimizeRequest,
     OptimizeUpdate,
 )
@@ -104,6 +106,10 @@ class BenchLane(Lane):
             self._judge_one(request)
         elif isinstance(request, OptimizeRequest):
             self._optimize(request)
+        elif isinstance(request, LearningRequest | AutoOptimiseRequest):
+            from app.ui.benchmark import learning_lane
+
+            learning_lane.handle(self, request)
 
     # ---- a run -------------------------------------------------------------------------
     def _run(self, request: BenchRunRequest) -> None:
@@ -141,6 +147,9 @@ class BenchLane(Lane):
         meta = self._meta(request.dataset, started, mode, judge, result)
         run_id, run = self._save(result, meta)
         self.send(BenchFinished(request.job, run, run_id, bool(result.get("stopped"))))
+        from app.ui.benchmark import learning_lane
+
+        learning_lane.after_run(self)  # the judge labelled decisions: an optimisation due?
 
     def _add_regions(self, items: list[Any], result: dict[str, Any]) -> None:
         """The highlights' figures, as the ``bench`` command adds them."""
