@@ -36,6 +36,7 @@ class TokenMeter:
     calls: int = 0
     active: bool = False  # counting only while a question runs (the judge's calls are free)
     refused: bool = False  # a call's prompt did not fit in what was left
+    chars_per_token: float = CHARS_PER_TOKEN  # learnt from the backend's own counts
 
     @property
     def used(self) -> int:
@@ -65,10 +66,17 @@ class TokenMeter:
         }
 
 
-def estimate_tokens(messages: Sequence[ChatMessage]) -> int:
-    """A prompt's tokens when the backend does not say (four characters a token)."""
-    chars = sum(len(str(m.get("content") or "")) for m in messages)
-    return max(1, chars // CHARS_PER_TOKEN)
+def prompt_chars(messages: Sequence[ChatMessage]) -> int:
+    return sum(len(str(m.get("content") or "")) for m in messages)
+
+
+def estimate_tokens(
+    messages: Sequence[ChatMessage], chars_per_token: float = CHARS_PER_TOKEN
+) -> int:
+    """A prompt's tokens before the backend has counted them: four characters a token
+    until a call of the question's model has said how many it takes, with a tenth more
+    for safety (the chat template's own tokens)."""
+    return max(1, int(prompt_chars(messages) / chars_per_token * 1.1))
 
 
 class MeteredBackend:
@@ -101,7 +109,7 @@ class MeteredBackend:
                 stop=stop,
                 cancel=cancel,
             )
-        estimate = estimate_tokens(messages)
+        estimate = estimate_tokens(messages, self.meter.chars_per_token)
         room = self.meter.left - estimate
         if room < MIN_GENERATION:
             self.meter.refused = True
@@ -117,9 +125,11 @@ class MeteredBackend:
             stop=stop,
             cancel=cancel,
         )
-        return self._count(events, estimate)
+        return self._count(events, estimate, prompt_chars(messages))
 
-    def _count(self, events: Iterator[TokenEvent], estimate: int) -> Iterator[TokenEvent]:
+    def _count(
+        self, events: Iterator[TokenEvent], estimate: int, chars: int
+    ) -> Iterator[TokenEvent]:
         meter = self.meter
         meter.calls += 1
         generated = 0
@@ -132,6 +142,8 @@ class MeteredBackend:
         finally:
             reported = (last.prompt_tokens + last.cached_tokens) if last is not None else 0
             meter.prompt += reported or estimate
+            if reported and chars:
+                meter.chars_per_token = max(chars / reported, 0.5)
             meter.generated += generated
 
     def complete(
