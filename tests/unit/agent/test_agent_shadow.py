@@ -225,3 +225,31 @@ def test_calibration_moves_toward_the_record_of_its_bin() -> None:
     assert wrong.calibrate("route", None) is not None and Calibrator().calibrate("x", None) is None
     assert arbitrate("route", None, Calibrator(), 0.7)[0], "no confidence, no record: the model"
     assert not arbitrate("route", 0.9, wrong, 0.7)[0]
+
+
+def test_ask_json_names_the_program_version_and_token_use_in_done_and_trace(
+    sample_library: Library, cli_env: dict[str, str]
+) -> None:
+    import subprocess
+    import sys
+
+    args = [
+        sys.executable,
+        "-m",
+        "app",
+        "ask",
+        AUX,
+        "--json",
+        "--library",
+        str(sample_library.root),
+    ]
+    env = {**cli_env, "LANTERN_LLM": "none"}
+    out = subprocess.run(args, env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    done = json.loads(out.stdout.splitlines()[-1])
+    assert done["type"] == "done" and done["program_version"] == NO_LLM_VERSION
+    assert done["tokens"] == 0
+    trace = json.loads(Path(done["trace"]).read_text(encoding="utf-8"))
+    assert trace["program_version"] == NO_LLM_VERSION and trace["tokens"]["budget"] == 32768
+    assert trace["shadow"][0]["signature"] == "route"
+    assert DecisionBook(sample_library.store).records(trace["run_id"]), "saved in the library"
