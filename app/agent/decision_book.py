@@ -126,11 +126,14 @@ class DecisionBook:
         return int(self.store.db.execute(sql, args).fetchone()[0])
 
     def calibrator(self) -> Calibrator:
-        """A calibrator from the LLM's latest labelled decisions of each signature."""
+        """A calibrator from the LLM's latest labelled decisions of each signature. Only
+        outcomes from outside the model count (the technician, the judge): the critic is
+        the same model judging itself."""
         history: dict[str, list[tuple[float | None, bool]]] = {}
         sql = (
             "SELECT signature, llm_confidence, llm_right FROM decision_records"
-            " WHERE llm_right IS NOT NULL ORDER BY labelled_at DESC, id DESC LIMIT ?"
+            " WHERE llm_right IS NOT NULL AND label_source != 'critic'"
+            " ORDER BY labelled_at DESC, id DESC LIMIT ?"
         )
         for signature, confidence, right in self.store.db.execute(sql, (CALIBRATION_WINDOW,)):
             history.setdefault(signature, []).append((confidence, bool(right)))

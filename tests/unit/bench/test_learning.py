@@ -173,3 +173,16 @@ def test_stats_prints_rolling_accuracy_from_a_library_with_feedback(
     )
     answer = next(s for s in data["signatures"] if s["signature"] == "answer")
     assert (answer["rules"], answer["llm"]) == (0.0, 1.0)
+
+
+def test_calibration_learns_from_the_technician_and_the_judge_not_the_critic(
+    store: Store,
+) -> None:
+    book = DecisionBook(store)
+    for i in range(10):
+        book.save(f"c{i}", f"q{i}", [STEP])
+        book.label(f"c{i}", Outcome("critic", good=False))
+    assert book.calibrator().calibrate("next_step", 0.9) == 0.9, "the model judging itself"
+    for i in range(10):
+        book.label(f"c{i}", Outcome("judge", good=False))
+    assert book.calibrator().calibrate("next_step", 0.9) < 0.3
