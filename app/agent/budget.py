@@ -1,8 +1,8 @@
 """A question's token budget: prompt and generated tokens of every model call, counted.
 
-``TokenMeter`` counts what each LLM call of one question used (the tokens the backend
+``TokenTally`` counts what each LLM call of one question used (the tokens the backend
 reports; an estimate of four characters a token when it reports none, as a scripted
-model does). ``MeteredBackend`` wraps the LLM so every call is counted and none may run
+model does). ``CountedBackend`` wraps the LLM so every call is counted and none may run
 past the budget: a call's generation is cut to what is left, and a call whose prompt alone
 does not fit raises ``TokenBudgetSpent``. The loop checks ``spent`` before each decision
 and then answers with the best it has, without the model.
@@ -27,7 +27,7 @@ class TokenBudgetSpent(RuntimeError):
 
 
 @dataclass(slots=True)
-class TokenMeter:
+class TokenTally:
     """Tokens one question used, against its budget."""
 
     budget: int
@@ -79,12 +79,12 @@ def estimate_tokens(
     return max(1, int(prompt_chars(messages) / chars_per_token * 1.1))
 
 
-class MeteredBackend:
-    """An LLM backend whose calls are counted on a meter and kept within its budget."""
+class CountedBackend:
+    """An LLM backend whose calls are counted on a tally and kept within its budget."""
 
-    def __init__(self, backend: Any, meter: TokenMeter) -> None:
+    def __init__(self, backend: Any, tally: TokenTally) -> None:
         self.backend = backend
-        self.meter = meter
+        self.tally = tally
         self.model_id = backend.model_id
 
     def __getattr__(self, name: str) -> Any:
@@ -100,7 +100,7 @@ class MeteredBackend:
         stop: Sequence[str] = (),
         cancel: Cancel = None,
     ) -> Iterator[TokenEvent]:
-        if not self.meter.active:
+        if not self.tally.active:
             return self.backend.stream(  # type: ignore[no-any-return]
                 messages,
                 max_tokens=max_tokens,
@@ -109,13 +109,13 @@ class MeteredBackend:
                 stop=stop,
                 cancel=cancel,
             )
-        estimate = estimate_tokens(messages, self.meter.chars_per_token)
-        room = self.meter.left - estimate
+        estimate = estimate_tokens(messages, self.tally.chars_per_token)
+        room = self.tally.left - estimate
         if room < MIN_GENERATION:
-            self.meter.refused = True
+            self.tally.refused = True
             raise TokenBudgetSpent(
-                f"the question's token budget is spent ({self.meter.used} of "
-                f"{self.meter.budget} tokens used)"
+                f"the question's token budget is spent ({self.tally.used} of "
+                f"{self.tally.budget} tokens used)"
             )
         events = self.backend.stream(
             messages,
@@ -130,8 +130,8 @@ class MeteredBackend:
     def _count(
         self, events: Iterator[TokenEvent], estimate: int, chars: int
     ) -> Iterator[TokenEvent]:
-        meter = self.meter
-        meter.calls += 1
+        tally = self.tally
+        tally.calls += 1
         generated = 0
         last: TokenEvent | None = None
         try:
@@ -141,10 +141,10 @@ class MeteredBackend:
                 yield event
         finally:
             reported = (last.prompt_tokens + last.cached_tokens) if last is not None else 0
-            meter.prompt += reported or estimate
+            tally.prompt += reported or estimate
             if reported and chars:
-                meter.chars_per_token = max(chars / reported, 0.5)
-            meter.generated += generated
+                tally.chars_per_token = max(chars / reported, 0.5)
+            tally.generated += generated
 
     def complete(
         self,
@@ -167,10 +167,10 @@ class MeteredBackend:
         return join_events(events)
 
 
-def metered(llm: Callable[[], Any], meter: TokenMeter) -> Callable[[], Any]:
-    """``llm`` (a function returning the loaded backend) with its calls counted on ``meter``."""
+def counted(llm: Callable[[], Any], tally: TokenTally) -> Callable[[], Any]:
+    """``llm`` (a function returning the loaded backend) with its calls counted on ``tally``."""
 
     def backend() -> Any:
-        return MeteredBackend(llm(), meter)
+        return CountedBackend(llm(), tally)
 
     return backend

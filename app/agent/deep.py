@@ -197,7 +197,7 @@ class DeepMode:
         return draft, self.iterations, False
 
     def _call(self, predict: Callable[..., Any], inputs: dict[str, Any]) -> dict[str, Any]:
-        """One model call on the question's (metered) LLM; ModelFailed when it fails."""
+        """One model call on the question's (counted) LLM; ModelFailed when it fails."""
         from app.agent.context import call_with_retry, classify_error, run_predict
 
         llm = self.res.llm

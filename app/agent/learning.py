@@ -15,7 +15,7 @@ from app.agent.shadow import Calibrator
 
 if TYPE_CHECKING:
     from app.agent.arbiter import Arbiter
-    from app.agent.budget import TokenMeter
+    from app.agent.budget import TokenTally
     from app.agent.loop import Tree
     from app.agent.trace import TraceRecorder
 
@@ -55,11 +55,11 @@ def program_label(tree: Tree) -> str:
     return tree.program_version or builtin_version()
 
 
-def close_record(trace: TraceRecorder, arbiter: Arbiter, meter: TokenMeter, version: str) -> None:
+def close_record(trace: TraceRecorder, arbiter: Arbiter, tally: TokenTally, version: str) -> None:
     """Add the run id, program version, token use and shadow decisions to the trace."""
     trace.record["run_id"] = trace.run_id
     trace.record["program_version"] = version
-    trace.record["tokens"] = meter.to_dict()
+    trace.record["tokens"] = tally.to_dict()
     trace.record["shadow"] = arbiter.log.to_list()
     if arbiter.route_calls:
         trace.record["route_calls"] = arbiter.route_calls

@@ -19,7 +19,7 @@ from pathlib import Path
 from app.agent import learning
 from app.agent.arbiter import Arbiter
 from app.agent.atlas import build_atlas
-from app.agent.budget import TokenMeter, metered
+from app.agent.budget import TokenTally, counted
 from app.agent.degraded import announce
 from app.agent.events import Answer, Decision, Done, Error, Event, Result, Status
 from app.agent.follow_up import follow_up_pages
@@ -74,11 +74,11 @@ class Tree:
         self.mode_reason = ""
         self.program_version: str | None = None  # the saved prompt version loaded, if any
         # Every model call of a question is counted against its token budget.
-        self.meter = TokenMeter(resources.settings.token_budget)
+        self.tally = TokenTally(resources.settings.token_budget)
         if resources.llm is not None:
-            resources.llm = metered(resources.llm, self.meter)
+            resources.llm = counted(resources.llm, self.tally)
         if policy is not None:
-            policy.llm = metered(policy.llm, self.meter)
+            policy.llm = counted(policy.llm, self.tally)
         self.arbiter = Arbiter(resources.settings.llm_override_threshold, resources.clock)
         self.deep_dir: Path | None = None  # the question's deep-mode rounds go here
 
@@ -118,8 +118,8 @@ class Tree:
         trace.atlas(state.atlas.render())
         self.resources.clock.reset()
         self.resources.cancel = cancel
-        self.meter.reset(self.resources.settings.token_budget)
-        self.meter.active = True
+        self.tally.reset(self.resources.settings.token_budget)
+        self.tally.active = True
         self.arbiter.start(learning.calibrator(self.resources.library.store))
         status = "done"
         try:
@@ -131,13 +131,13 @@ class Tree:
             log.exception("the agent failed on %r", question)
             status = "failed"
             yield self._error(trace, Error(f"the agent failed: {exc}", recoverable=False))
-        self.meter.active = False
+        self.tally.active = False
         version = learning.program_label(self)
-        learning.close_record(trace, self.arbiter, self.meter, version)
+        learning.close_record(trace, self.arbiter, self.tally, version)
         seconds = trace.finish(dict(self.resources.clock.seconds), status)
         path = trace.write(self.traces_dir)
         learning.remember(self.resources.library.store, trace, self.arbiter, version)
-        yield Done(round(seconds, 4), state.iteration, str(path or ""), version, self.meter.used)
+        yield Done(round(seconds, 4), state.iteration, str(path or ""), version, self.tally.used)
 
     def _watch(
         self, events: Iterator[Event], cancelled: Callable[[], bool], trace: TraceRecorder
@@ -173,7 +173,7 @@ class Tree:
         if state.iteration + 1 >= state.max_steps:
             why = f"step limit ({state.max_steps}) reached: answer with what was found"
             return Choice("answer", AnswerInputs(), why, "limit"), ()
-        if self.meter.spent and self.resources.llm is not None:
+        if self.tally.spent and self.resources.llm is not None:
             return (yield from self._budget_spent(state)), ()
         available = {t.name: t for t in self.tools if t.is_available(state)}
         rule = self.rules.decide(state, available)
@@ -185,7 +185,7 @@ class Tree:
         outcome = self.policy.decide(state, available, unavailable)
         for problem in outcome.problems:
             yield Error(problem, "decision", True, "the rule-based policy decides instead")
-        if self.meter.spent:
+        if self.tally.spent:
             return (yield from self._budget_spent(state)), outcome.calls
         if outcome.permanent:
             state.llm_off = outcome.problems[-1] if outcome.problems else "the model failed"
@@ -202,7 +202,7 @@ class Tree:
         the model), and say so in the timeline."""
         state.llm_off = state.llm_off or "the question's token budget is spent"
         why = (
-            f"token budget spent ({self.meter.used} of {self.meter.budget} tokens): "
+            f"token budget spent ({self.tally.used} of {self.tally.budget} tokens): "
             "answer with the best found so far, without the model"
         )
         yield Status(why, "budget")
