@@ -174,6 +174,9 @@ class BenchmarkPanel(QWidget):
         )
         self.optimise.optimise_requested.connect(self._optimise)
         self.learning.refresh_requested.connect(self.request_learning)
+        self.tabs.currentChanged.connect(
+            lambda _i: self.request_learning() if self.current_tab() is self.learning else None
+        )
         self.learning.optimise_requested.connect(self._optimise_due)
         self.optimise.stop_requested.connect(
             lambda: self.controller.send_bench(BenchStopRequest(self.jobs["optimise"]))
@@ -314,7 +317,6 @@ class BenchmarkPanel(QWidget):
         super().showEvent(event)
         if not self.job:
             self.refresh_runs(current=(self.run or {}).get("id", ""))
-        self.request_learning()
 
     def refresh_runs(self, current: str = "", show_newest: bool = False) -> list[Any]:
         infos = self.store.list()
