@@ -58,6 +58,7 @@ def test_after_a_run_the_learning_tab_charts_accuracy_and_offers_an_optimisation
     assert "built-in" in view.versions.text(), "the run is listed under its program version"
     assert "Next tool" in view.offer.text() and "24 new labelled decisions" in view.offer.text()
     assert view.optimise_button.isEnabled()
+    assert "Benchmark > Learning" in window.status.currentMessage(), "the window offers it"
 
 
 def test_the_chart_draws_each_side_where_it_was_labelled(qtbot: Any) -> None:

@@ -87,6 +87,7 @@ def scrolled(page: QWidget) -> QScrollArea:
 class BenchmarkPanel(QWidget):
     answer_requested = Signal(object)  # app.agent.events.Answer, for the evidence pane
     run_finished = Signal(object)  # BenchFinished
+    optimisation_due = Signal(str)  # the offer, for the window's status bar
 
     def __init__(
         self,
@@ -383,6 +384,10 @@ class BenchmarkPanel(QWidget):
         automatic = stats.get("due") and stats.get("setting") == "automatic"
         if reply.job == 0 and automatic and not stats.get("running") and not self.jobs["auto"]:
             self._optimise_due()
+        elif reply.job == 0 and stats.get("due") and stats.get("setting") == "offer":
+            self.optimisation_due.emit(
+                f"{self.learning.offer.text()} Optimise it in Benchmark > Learning."
+            )
 
     def _optimise_due(self) -> None:
         self.jobs["auto"] = next(self._jobs)
