@@ -131,7 +131,8 @@ class Tree:
             log.exception("the agent failed on %r", question)
             status = "failed"
             yield self._error(trace, Error(f"the agent failed: {exc}", recoverable=False))
-        self.tally.active = False
+        finally:
+            self.tally.active = False  # also when the caller stops reading early
         version = learning.program_label(self)
         learning.close_record(trace, self.arbiter, self.tally, version)
         seconds = trace.finish(dict(self.resources.clock.seconds), status)

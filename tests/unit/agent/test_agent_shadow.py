@@ -253,3 +253,15 @@ def test_ask_json_names_the_program_version_and_token_use_in_done_and_trace(
     assert trace["program_version"] == NO_LLM_VERSION and trace["tokens"]["budget"] == 32768
     assert trace["shadow"][0]["signature"] == "route"
     assert DecisionBook(sample_library.store).records(trace["run_id"]), "saved in the library"
+
+
+def test_a_question_read_only_to_its_answer_stops_counting_tokens(
+    agent_with: Any, scripted: ScriptedModel
+) -> None:
+    scripted.decisions.extend([decision("text_search", query="AUX+ terminal"), decision("answer")])
+    scripted.answers.append(answer_reply(GOOD))
+    agent = agent_with(scripted)
+    events = agent.ask(AUX)
+    next(e for e in events if type(e).__name__ == "Answer")
+    events.close()  # the caller stopped reading: the judge's calls must not be counted
+    assert not agent.tally.active
