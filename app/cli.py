@@ -20,6 +20,8 @@ from app.cli_common import (
     open_library,
     print_result,
 )
+from app.cli_learning import COMMANDS as LEARNING_COMMANDS
+from app.cli_learning import add_parsers as add_learning_parsers
 from app.cli_library import COMMANDS as LIBRARY_COMMANDS
 from app.cli_library import add_parsers as add_library_parsers
 from app.config import SettingsError, load_settings
@@ -103,6 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="a start-up check: print 'window shown' when the window paints, then quit",
     )
     add_library_parsers(sub, with_library)
+    add_learning_parsers(sub, with_library)
     return parser
 
 
@@ -288,7 +291,10 @@ def cmd_bench(args: argparse.Namespace, settings: Any) -> int:
     judge = make_judge(answerer.resources.llm)
     started = now_iso()
     output: dict[str, Any] = {}
-    for event in run_bench(items, answerer.ask, judge=judge):
+    from app.bench.outcomes import judge_labeller
+
+    labeller = judge_labeller(library.store)
+    for event in run_bench(items, answerer.ask, judge=judge, on_judged=labeller):
         if isinstance(event, BenchProgress):
             hit = f"hit at {event.rank}" if event.rank else "no hit"
             score = event.record["judge"]["score"] if event.record else "-"
@@ -312,7 +318,8 @@ def cmd_bench(args: argparse.Namespace, settings: Any) -> int:
         finished=now_iso(),
         mode=answerer.llm_choice.run_mode,
         judge_method=judge.method,
-        program_version=_program_version(library.programs_dir) if llm_mode else None,
+        program_version=_run_version(output["records"])
+        or (_program_version(library.programs_dir) if llm_mode else None),
         questions=len(output["records"]),
         stopped=output["stopped"],
     )
@@ -331,6 +338,12 @@ def cmd_bench(args: argparse.Namespace, settings: Any) -> int:
         args.out.write_text(json.dumps(output, indent=1, ensure_ascii=False), encoding="utf-8")
         print(f"wrote {args.out}", file=sys.stderr)
     return 0
+
+
+def _run_version(records: list[dict[str, Any]]) -> str | None:
+    """The program version the run's answers name (their traces' version)."""
+    versions = {str(r.get("program_version") or "") for r in records} - {""}
+    return ", ".join(sorted(versions)) or None
 
 
 def _program_version(programs_dir: Path) -> str | None:
@@ -430,4 +443,5 @@ COMMANDS = {
     "bench": cmd_bench,
     "optimize": cmd_optimize,
     **LIBRARY_COMMANDS,
+    **LEARNING_COMMANDS,
 }

@@ -106,6 +106,43 @@ class Settings(BaseModel):
         default=False,
         description="Also search older revisions of manuals (the newest still takes precedence).",
     )
+    llm_override_threshold: float = Field(
+        default=0.7,
+        ge=0.0,
+        le=1.0,
+        description="The LLM's decision replaces the rules' only at this calibrated confidence.",
+    )
+    token_budget: int = Field(
+        default=32768,
+        ge=256,
+        le=1_000_000,
+        description="Most tokens (prompt + generation) one question may use; a 4B model's context.",
+    )
+    deep_mode: str = Field(
+        default="automatic",
+        pattern="^(on|off|automatic)$",
+        description="Analyst, critic and writer: 'on', 'off' or 'automatic' (hard questions).",
+    )
+    deep_iterations: int = Field(
+        default=3, ge=1, le=8, description="Most analyst-critic-writer rounds in deep mode."
+    )
+    auto_optimize: str = Field(
+        default="offer",
+        pattern="^(off|offer|automatic)$",
+        description="Optimise when decisions get worse: 'offer', 'automatic' (run it) or 'off'.",
+    )
+    auto_optimize_examples: int = Field(
+        default=20, ge=1, le=10_000, description="New labelled decisions before optimising again."
+    )
+    auto_optimize_accuracy: float = Field(
+        default=0.7,
+        ge=0.0,
+        le=1.0,
+        description="Optimise when a decision's rolling accuracy is below this.",
+    )
+    auto_optimize_hours: float = Field(
+        default=24.0, ge=0.0, le=10_000.0, description="Least hours between two optimisations."
+    )
     idle_unload_minutes: float = Field(
         default=10.0,
         ge=0.0,

@@ -92,6 +92,8 @@ class Done:
     steps: int = 0
     trace: str = ""
     status: DoneStatus = "finished"
+    program_version: str = ""  # the prompt program that answered (see app.agent.programs)
+    tokens: int = 0  # prompt + generated tokens of the question's model calls
     type: Literal["done"] = "done"
 
 

@@ -16,9 +16,12 @@ import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from pathlib import Path
 
+from app.agent import learning
+from app.agent.arbiter import Arbiter
 from app.agent.atlas import build_atlas
+from app.agent.budget import TokenTally, counted
 from app.agent.degraded import announce
-from app.agent.events import Answer, Decision, Done, DoneStatus, Error, Event, Result
+from app.agent.events import Answer, Decision, Done, DoneStatus, Error, Event, Result, Status
 from app.agent.follow_up import follow_up_pages
 from app.agent.library_search import searched_documents, set_context_pages
 from app.agent.mode import NO_LLM
@@ -74,6 +77,14 @@ class Tree:
         self.mode = "llm" if resources.llm is not None else "no-llm"
         self.llm_choice = NO_LLM  # build_answerer sets the choice it made
         self.program_version: str | None = None  # the saved prompt version loaded, if any
+        # Every model call of a question is counted against its token budget.
+        self.tally = TokenTally(resources.settings.token_budget)
+        if resources.llm is not None:
+            resources.llm = counted(resources.llm, self.tally)
+        if policy is not None:
+            policy.llm = counted(policy.llm, self.tally)
+        self.arbiter = Arbiter(resources.settings.llm_override_threshold, resources.clock)
+        self.deep_dir: Path | None = None  # the question's deep-mode rounds go here
 
     def warm_up(self) -> None:
         """Load what the first question would otherwise wait for: the question embedder's
@@ -107,9 +118,13 @@ class Tree:
         # A follow-up's searches favour the pages the last answer quoted.
         set_context_pages(self.resources.text_search, follow_up_pages(state))
         trace = TraceRecorder(state.prompt, self.mode, turns)
+        self.deep_dir = Path(self.traces_dir) / f"{trace.run_id}.deep" if self.traces_dir else None
         trace.atlas(state.atlas.render())
         self.resources.clock.reset()
         self.resources.cancel = cancel
+        self.tally.reset(self.resources.settings.token_budget)
+        self.tally.active = True
+        self.arbiter.start(learning.calibrator(self.resources.library.store))
         status = "done"
         try:
             yield from self._watch(self._steps(state, trace), cancel_checker(cancel), trace)
@@ -120,10 +135,22 @@ class Tree:
             log.exception("the agent failed on %r", question)
             status = "failed"
             yield self._error(trace, Error(f"the agent failed: {exc}", recoverable=False))
+        finally:
+            self.tally.active = False  # also when the caller stops reading early
+        version = learning.program_label(self)
+        learning.close_record(trace, self.arbiter, self.tally, version)
         seconds = trace.finish(dict(self.resources.clock.seconds), status)
         path = trace.write(self.traces_dir)
+        learning.remember(self.resources.library.store, trace, self.arbiter, version)
         ended: DoneStatus = ENDED.get(status, "finished")
-        yield Done(round(seconds, 4), state.iteration, str(path or ""), ended)
+        yield Done(
+            round(seconds, 4),
+            state.iteration,
+            str(path or ""),
+            status=ended,
+            program_version=version,
+            tokens=self.tally.used,
+        )
 
     def _watch(
         self, events: Iterator[Event], cancelled: Callable[[], bool], trace: TraceRecorder
@@ -142,6 +169,8 @@ class Tree:
                 raise Cancelled
 
     def _steps(self, state: TreeData, trace: TraceRecorder) -> Iterator[Event]:
+        llm = self.policy.llm if self.policy is not None else None
+        self.arbiter.route(state, llm, self.resources.cancel)
         while True:
             for tool in self.tools:
                 inputs = tool.auto_trigger(state) if state.iteration + 2 < state.max_steps else None
@@ -157,15 +186,20 @@ class Tree:
         if state.iteration + 1 >= state.max_steps:
             why = f"step limit ({state.max_steps}) reached: answer with what was found"
             return Choice("answer", AnswerInputs(), why, "limit"), ()
+        if self.tally.spent and self.resources.llm is not None:
+            return (yield from self._budget_spent(state)), ()
         available = {t.name: t for t in self.tools if t.is_available(state)}
+        rule = self.rules.decide(state, available)
         if self.policy is None or state.llm_off:
-            return self.rules.decide(state, available), ()
+            return self.arbiter.next_step(state, rule, None, None), ()
         unavailable = {
             t.name: t.is_available(state).reason for t in self.tools if t.name not in available
         }
         outcome = self.policy.decide(state, available, unavailable)
         for problem in outcome.problems:
             yield Error(problem, "decision", True, "the rule-based policy decides instead")
+        if self.tally.spent:
+            return (yield from self._budget_spent(state)), outcome.calls
         if outcome.permanent:
             state.llm_off = outcome.problems[-1] if outcome.problems else "the model failed"
         choice = outcome.choice
@@ -174,7 +208,18 @@ class Tree:
             state.add_error(choice.tool, message)
             yield Error(message, choice.tool, True, "the rule-based policy decides instead")
             choice = None
-        return choice or self.rules.decide(state, available), outcome.calls
+        return self.arbiter.next_step(state, rule, outcome, choice), outcome.calls
+
+    def _budget_spent(self, state: TreeData) -> Generator[Event, None, Choice]:
+        """The question's token budget is spent: answer now with what was found (without
+        the model), and say so in the timeline."""
+        state.llm_off = state.llm_off or "the question's token budget is spent"
+        why = (
+            f"token budget spent ({self.tally.used} of {self.tally.budget} tokens): "
+            "answer with the best found so far, without the model"
+        )
+        yield Status(why, "budget")
+        return Choice("answer", AnswerInputs(), why, "budget")
 
     def _repeats(self, state: TreeData, choice: Choice) -> bool:
         tool = self.by_name[choice.tool]
@@ -203,6 +248,8 @@ class Tree:
             if tool.ends_loop:
                 return (yield from self._fallback_answer(state, trace))
             return False
+        if outcome.answer is not None:
+            outcome = yield from self.arbiter.answer(state, tool, outcome)
         stored = state.environment.add(tool.name, outcome.name or tool.name, outcome.objects)
         objects = [_object_out(found, dup) for found, dup in stored]
         task = Task(step, tool.name, inputs, choice.reasoning, outcome.summary, seconds, True,
@@ -218,6 +265,12 @@ class Tree:
     def _call(self, tool: Tool, state: TreeData, choice: Choice) -> Generator[Event, None, Outcome]:
         """The tool's events, and its outcome; a tool that raises is a recoverable Error."""
         try:
+            if self._deep(tool, state):
+                from app.agent.deep import DeepMode
+
+                assert isinstance(tool, AnswerTool) and isinstance(choice.inputs, AnswerInputs)
+                deep = DeepMode(tool, self.deep_dir, self.resources.settings.deep_iterations)
+                return (yield from deep.run(state, choice.inputs))
             return (yield from tool(state, choice.inputs))
         except Cancelled:
             raise
@@ -228,6 +281,15 @@ class Tree:
                 raise Cancelled from exc
             log.warning("tool %s failed: %s", tool.name, exc, exc_info=True)
             return ToolError(f"{tool.name} failed: {exc}", True, "try another tool or other inputs")
+
+    def _deep(self, tool: Tool, state: TreeData) -> bool:
+        """Deep mode for this answer: the setting allows it, a model can write, and there
+        are pages to check the answer against."""
+        from app.agent.deep import wanted
+
+        if not isinstance(tool, AnswerTool) or self.resources.llm is None or state.llm_off:
+            return False
+        return wanted(self.resources.settings.deep_mode, state) and bool(state.environment.pages())
 
     def _fallback_answer(
         self, state: TreeData, trace: TraceRecorder

@@ -24,6 +24,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from app.agent.follow_up import follow_up_query, previous_context
+from app.agent.shadow import stated_confidence
 from app.agent.state import TreeData
 from app.agent.tools import ExternalClock, Tool
 from app.agent.tools.answer import AnswerInputs
@@ -60,6 +61,7 @@ class PolicyOutcome:
     problems: tuple[str, ...] = ()
     permanent: bool = False  # the model cannot be used again this question
     calls: tuple[dict[str, Any], ...] = ()  # prompts and replies, for the trace
+    confidence: float | None = None  # what the model stated for its choice
 
 
 class RulePolicy:
@@ -114,7 +116,9 @@ class RulePolicy:
         if "text_search" not in tools or len(state.searches) != 1 or best >= WEAK_CONFIDENCE:
             return None
         first = state.searches[0].query
-        documents = list(state.atlas.route(state.prompt))
+        documents = list(
+            state.atlas.route(state.prompt) if state.route is None else state.route.documents
+        )
         drop = state.atlas.product_words(documents) if documents else set()
         inputs = TextSearchInputs(query=key_words(first, drop) or first, documents=documents)
         where = ", ".join(state.atlas.titles(documents)) if documents else "every manual"
@@ -188,7 +192,8 @@ class LlmPolicy:
                 return PolicyOutcome(None, tuple(problems), kind == "permanent", tuple(calls))
             choice, problem = validate(outputs, tools) if outputs is not None else (None, UNREAD)
             if choice is not None:
-                return PolicyOutcome(choice, tuple(problems), False, tuple(calls))
+                stated = stated_confidence((outputs or {}).get("confidence"))
+                return PolicyOutcome(choice, tuple(problems), False, tuple(calls), stated)
             problems.append(problem)
             state.add_error("decision", problem)
         return PolicyOutcome(None, tuple(problems), False, tuple(calls))

@@ -45,7 +45,7 @@ log = logging.getLogger(__name__)
 MIN_AUTO_LLM_BYTES = int(0.8 * 1024**3)
 OFF = frozenset({"none", "off", "no", "no-llm", "false", "0"})
 VERSION_DIR = re.compile(r"^v(\d{4,})$")
-PROGRAM_NAMES = ("decide", "answer")
+PROGRAM_NAMES = ("decide", "answer", "route")
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +172,7 @@ def programs(tree: Tree) -> dict[str, Any]:
     found: dict[str, Any] = {}
     if tree.policy is not None:
         found["decide"] = tree.policy.program
+        found["route"] = tree.arbiter.route_program
     answer = tree.by_name.get("answer")
     if isinstance(answer, AnswerTool):
         found["answer"] = answer.program()
@@ -185,6 +186,8 @@ def set_programs(tree: Tree, found: Mapping[str, Any]) -> None:
 
     if "decide" in found and tree.policy is not None:
         tree.policy.program = found["decide"]
+    if "route" in found and tree.policy is not None:
+        tree.arbiter.route_program = found["route"]
     answer = tree.by_name.get("answer")
     if "answer" in found and isinstance(answer, AnswerTool):
         answer._program = found["answer"]

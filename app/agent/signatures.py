@@ -18,6 +18,8 @@ import dspy
 from app.runtime.dspy_bridge import LanternEngine
 from app.runtime.types import Cancel, TextBackend
 
+CONFIDENCE = "how likely this choice is right, from 0.0 to 1.0"
+
 
 class DecideNextStep(dspy.Signature):
     """Choose the next step toward answering the technician's question from the manuals.
@@ -33,6 +35,7 @@ class DecideNextStep(dspy.Signature):
     reasoning: str = dspy.OutputField(desc="one short sentence: why this step")
     tool: str = dspy.OutputField(desc="the name of one available tool")
     tool_inputs: dict[str, Any] = dspy.OutputField(desc="the tool's inputs as a JSON object")
+    confidence: float | None = dspy.OutputField(desc=CONFIDENCE)
 
 
 class AnswerQuestion(dspy.Signature):
@@ -46,6 +49,20 @@ class AnswerQuestion(dspy.Signature):
     evidence: str = dspy.InputField(desc="numbered manual pages: [n] title p.N, then its text")
     answerable: bool = dspy.OutputField(desc="whether the evidence answers the question")
     answer: str = dspy.OutputField(desc="the answer, every claim followed by its citation [n]")
+    confidence: float | None = dspy.OutputField(desc=CONFIDENCE)
+
+
+class RouteQuestion(dspy.Signature):
+    """Route the technician's question to the manuals that answer it, before searching.
+
+    List the ids (the numbers in square brackets in the Atlas) of the manuals the question
+    is about; an empty list when it could be in any of them. Mark the question hard when
+    it needs several facts put together, compares products, depends on a model or a
+    revision, or asks to be checked carefully."""
+
+    documents: list[int] = dspy.OutputField(desc="ids of the manuals to search first; [] = all")
+    hard: bool = dspy.OutputField(desc="whether the question needs a careful, checked answer")
+    confidence: float | None = dspy.OutputField(desc=CONFIDENCE)
 
 
 class GroundingCheck(dspy.Signature):
@@ -195,3 +212,35 @@ def read_image(
         return str(parse_reply(ReadPage, reply)["reading"]).strip()
     except Exception:
         return reply.strip()
+
+
+class CritiqueAnswer(dspy.Signature):
+    """Review a draft answer as a careful critic, claim by claim, against the numbered
+    evidence it cites.
+
+    A claim is supported only when the evidence it cites states it: the same values, codes
+    and conditions. When sources disagree, the newer revision of a manual takes precedence
+    over an older one, and the manual of the exact model over a manual for the model's
+    family: a claim that rests on the lesser source is a problem. Name each problem and
+    what the better source says."""
+
+    draft: str = dspy.InputField(desc="the draft answer, with citations [n]")
+    evidence: str = dspy.InputField(desc="the numbered evidence the citations refer to")
+    sources: str = dspy.InputField(desc="each evidence number's revision and model scope")
+    approved: bool = dspy.OutputField(desc="true when every claim rests on its best source")
+    problems: list[str] = dspy.OutputField(desc="each problem found; [] when approved")
+
+
+class ReviseAnswer(dspy.Signature):
+    """Rewrite the draft answer so it fixes every problem the critique names, using only the
+    numbered evidence.
+
+    Prefer the newer revision and the exact model's manual. Keep each supported claim with
+    its citation [n]; drop what the evidence does not support. If nothing is left, say
+    that the manuals don't say."""
+
+    draft: str = dspy.InputField(desc="the draft answer, with citations [n]")
+    critique: str = dspy.InputField(desc="the problems the critic found, one a line")
+    evidence: str = dspy.InputField(desc="the numbered evidence the citations refer to")
+    sources: str = dspy.InputField(desc="each evidence number's revision and model scope")
+    answer: str = dspy.OutputField(desc="the revised answer, every claim with its citation [n]")

@@ -144,6 +144,7 @@ class TreeData:
     cache: dict[tuple[str, str], Any] = field(default_factory=dict)
     summarised_at: int = 0  # environment tokens when it was last summarised
     llm_off: str = ""  # why the LLM no longer decides this question ("" while it does)
+    route: Any = None  # the question's Route (app.agent.route), once routed
 
     def add_error(self, tool: str, message: str) -> None:
         self.errors.setdefault(tool, []).append(message)

@@ -28,6 +28,10 @@ class TraceRecorder:
 
     def __init__(self, question: str, mode: str, history: tuple[Turn, ...] = ()) -> None:
         self.started = time.perf_counter()
+        stamp = datetime.now().strftime("%Y%m%d-%H%M%S-%f")
+        words = re.findall(r"[a-z0-9]+", question.lower())[:6]
+        slug = "-".join(words)[:80]  # one 5,000-letter "word" must not overflow a file name
+        self.run_id = f"{stamp}-{slug or 'question'}"  # the trace's file name, without .json
         self.record: dict[str, Any] = {
             "version": TRACE_VERSION,
             "question": question,
@@ -85,10 +89,7 @@ class TraceRecorder:
         """Save the record as ``<folder>/<time>-<question words>.json``; None if it cannot."""
         if folder is None:
             return None
-        stamp = datetime.now().strftime("%Y%m%d-%H%M%S-%f")
-        words = re.findall(r"[a-z0-9]+", self.record["question"].lower())[:6]
-        slug = "-".join(words)[:80]  # one 5,000-letter "word" must not overflow a file name
-        path = Path(folder) / f"{stamp}-{slug or 'question'}.json"
+        path = Path(folder) / f"{self.run_id}.json"
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             text = json.dumps(self.record, ensure_ascii=False, indent=1, default=str)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import builtins
 import json
+import logging
 import os
 import re
 import tempfile
@@ -26,6 +27,7 @@ from app.bench.dataset import BenchItem, DatasetError, EvidenceRef
 from app.library.feedback_rows import feedback_rows, insert_feedback, update_feedback
 from app.library.store import Store
 
+log = logging.getLogger(__name__)
 RATINGS = (-1, 0, 1)
 MAX_KEY_FACTS = 6
 # A value worth checking in a later answer: a number with its unit, or a code like J3/PGM2.
@@ -118,18 +120,32 @@ class FeedbackStore:
             _dumps(_plain(citations)),
             _dumps(_plain(pages)),
         )
-        return insert_feedback(self.store, row)
+        feedback_id = insert_feedback(self.store, row)
+        self._learn(feedback_id)
+        return feedback_id
+
+    def _learn(self, feedback_id: int) -> None:
+        """Let the verdict label the decisions of the question it is about (never failing
+        the feedback itself)."""
+        from app.bench.outcomes import label_feedback
+
+        try:
+            label_feedback(self.store, self.get(feedback_id))
+        except Exception as exc:
+            log.warning("cannot label the decisions of feedback %s: %s", feedback_id, exc)
 
     def set_rating(self, feedback_id: int, rating: int) -> None:
         """Change the thumbs of an entry (0 takes them back)."""
         _check_rating(rating)
         self._update(feedback_id, "rating", rating)
+        self._learn(feedback_id)
 
     def set_right_page(self, feedback_id: int, document: str, page: int) -> None:
         """Mark (file name, page) as a page that holds the answer; marking it twice is once."""
         entry = self.get(feedback_id)
         marked = list(dict.fromkeys([*entry.right_pages, (str(document), int(page))]))
         self._update(feedback_id, "right_pages", _dumps([list(p) for p in marked]))
+        self._learn(feedback_id)
 
     def get(self, feedback_id: int) -> Feedback:
         rows = self._select(feedback_id)

@@ -51,6 +51,7 @@ from app.library.library import Library
 from app.runtime.types import TextBackend
 
 OPTIMIZERS = ("miprov2", "gepa")
+PROGRAMS = ("decide", "answer", "route")
 PAGE_WEIGHT = 0.5
 ANSWER_WEIGHT = 0.5
 # A run scoring this much is a worked example worth showing the model (MIPROv2's demos):
@@ -201,6 +202,7 @@ class AgentProgram(dspy.Module):
         found = programs(agent.tree)
         self.decide = found["decide"]
         self.answer = found["answer"]
+        self.route = found["route"]
         self.agent = agent
 
     def forward(self, question: str) -> dspy.Prediction:
@@ -208,7 +210,9 @@ class AgentProgram(dspy.Module):
         with agent.lock:
             if agent.should_stop():
                 raise OptimizeStopped
-            set_programs(agent.tree, {"decide": self.decide, "answer": self.answer})
+            set_programs(
+                agent.tree, {"decide": self.decide, "answer": self.answer, "route": self.route}
+            )
             answer = None
             for event in agent.tree.ask(question):
                 if isinstance(event, Answer):
@@ -261,9 +265,16 @@ def optimize(
     should_stop: Callable[[], bool] | None = None,
     embedder: Embedder | None = None,
     dataset: str = "",
+    only: Sequence[str] = (),
+    require_gain: bool = False,
 ) -> OptimizeReport:
     """Optimise the agent's programs on ``items`` with ``backend`` as the LLM (see the
-    module docstring). Stopping (``should_stop``) ends it without saving anything."""
+    module docstring). Stopping (``should_stop``) ends it without saving anything.
+
+    ``only`` names the programs to change (``decide``, ``answer``, ``route``; all when
+    empty): the others are put back as they were before the held-out check.
+    ``require_gain`` keeps the new program only when it scores better there, not as well.
+    """
     if optimizer not in OPTIMIZERS:
         raise OptimizeError(f"unknown optimiser {optimizer!r}: use {' or '.join(OPTIMIZERS)}")
     by_id = {item.id: item for item in items}
@@ -288,13 +299,17 @@ def optimize(
         try:
             before = evaluate(student, val, metric, agent, "baseline")
             agent.stage = "optimising"
+            kept = {n: getattr(student, n).deepcopy() for n in PROGRAMS if only and n not in only}
             tuned = _compile(optimizer, student, train, val, metric, backend, budget, seed)
+            for name, program in kept.items():
+                setattr(tuned, name, program)
             after = evaluate(tuned, val, metric, agent, "checking")
         except OptimizeStopped:
             return report.finish(None, None, None, stopped=True, note="stopped: nothing saved")
     mean_before, mean_after = _mean(before), _mean(after)
-    if mean_after < mean_before:
-        note = "not saved: it scored worse than the program in use on the validation questions"
+    if mean_after < mean_before or (require_gain and mean_after <= mean_before):
+        worse = "no better" if mean_after == mean_before else "worse"
+        note = f"not saved: it scored {worse} than the program in use on the validation questions"
         return report.finish(before, after, None, note=note)
     meta = {
         "created": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -310,11 +325,14 @@ def optimize(
         "from_version": report.from_version,
         "feedback_items": sum(1 for i in items if i.extra.get("source") == "feedback"),
         "budget": asdict(budget),
+        "only": list(only),
         "seed": seed,
         "val_share": val_share,
     }
     path = save_programs(
-        {"decide": tuned.decide, "answer": tuned.answer}, library.programs_dir, meta
+        {"decide": tuned.decide, "answer": tuned.answer, "route": tuned.route},
+        library.programs_dir,
+        meta,
     )
     agent.progress(OptimizeProgress("saved", agent.runs, None, path.name))
     return report.finish(before, after, path)

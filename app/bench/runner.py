@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from app.agent.events import Answer, Event, Result
+from app.agent.events import Answer, Done, Event, Result
 from app.bench.dataset import BenchItem
 from app.bench.judge import Judge, KeyFactJudge
 from app.bench.metrics import FIGURES, score_record, summarise
@@ -33,11 +33,13 @@ def run_bench(
     *,
     judge: Judge | None = None,
     should_stop: Callable[[], bool] | None = None,
+    on_judged: Callable[[BenchItem, dict[str, Any]], None] | None = None,
 ) -> Iterator[BenchProgress | dict[str, Any]]:
     """Yields progress per question, then ``{"summary", "records", "stopped"}``.
 
     ``judge`` defaults to the deterministic key-fact judge. ``should_stop`` is asked before
     each question; once it says yes, the summary covers the questions done so far.
+    ``on_judged`` sees each judged record (the judge's outcome labels its decisions).
     """
     judge = judge or KeyFactJudge()
     done_items: list[BenchItem] = []
@@ -48,6 +50,8 @@ def run_bench(
             stopped = True
             break
         record = judge_record(item, ask_blind(item.query, ask), judge)
+        if on_judged is not None:
+            on_judged(item, record)
         done_items.append(item)
         records.append(record)
         yield BenchProgress(len(records), len(items), item.id, record["score"]["rank"], record)
@@ -73,15 +77,21 @@ def ask_blind(question: str, ask: AskFn) -> dict[str, Any]:
     started = time.perf_counter()
     timings: dict[str, float] = {}
     answer: Answer | None = None
+    run: dict[str, Any] = {}
     for event in ask(question):
         if isinstance(event, Result):
             timings[event.tool] = timings.get(event.tool, 0.0) + event.seconds
         elif isinstance(event, Answer):
             answer = event
+        elif isinstance(event, Done):
+            run = {"trace": event.trace, "program_version": event.program_version,
+                   "tokens": event.tokens}  # fmt: skip
     timings["total"] = round(time.perf_counter() - started, 4)
     if answer is None:
-        return {"answer": "", "abstained": True, "citations": [], "pages": [], "timings": timings}
+        empty = {"answer": "", "abstained": True, "citations": [], "pages": []}
+        return {**empty, "timings": timings, **run}
     return {
+        **run,
         "answer": answer.text,
         "abstained": answer.abstained,
         "citations": [asdict(c) for c in answer.citations],

@@ -222,6 +222,41 @@ def m008_watched_folders(db: apsw.Connection) -> None:
     )
 
 
+def m009_decision_records(db: apsw.Connection) -> None:
+    # Every decision of a question (route to manual, next step, answer or abstain) with
+    # what the rules and the LLM each chose (the "shadow" record), the LLM's confidence and
+    # who was followed; a later outcome (thumbs, judge, critic) labels each side right or
+    # wrong, making the labelled examples the rolling accuracy and the optimiser read.
+    db.execute(
+        """
+        CREATE TABLE decision_records (
+            id INTEGER PRIMARY KEY,
+            run_id TEXT NOT NULL,
+            created TEXT NOT NULL,
+            question TEXT NOT NULL,
+            answer TEXT NOT NULL DEFAULT '',
+            abstained INTEGER NOT NULL DEFAULT 0,
+            signature TEXT NOT NULL,
+            step INTEGER NOT NULL DEFAULT 0,
+            inputs TEXT NOT NULL DEFAULT '{}',
+            rule_choice TEXT NOT NULL DEFAULT 'null',
+            llm_choice TEXT NOT NULL DEFAULT 'null',
+            llm_confidence REAL,
+            calibrated REAL,
+            used TEXT NOT NULL,
+            program_version TEXT NOT NULL DEFAULT '',
+            rule_right INTEGER,
+            llm_right INTEGER,
+            label_source TEXT,
+            labelled_at TEXT
+        );
+        CREATE INDEX decision_records_by_run ON decision_records(run_id);
+        CREATE INDEX decision_records_by_question ON decision_records(question, created);
+        CREATE INDEX decision_records_labelled ON decision_records(signature, labelled_at);
+        """
+    )
+
+
 MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     m001_initial,
     m002_vectors,
@@ -231,6 +266,7 @@ MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     m006_porter_fts,
     m007_revisions,
     m008_watched_folders,
+    m009_decision_records,
 ]
 
 

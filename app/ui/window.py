@@ -141,6 +141,7 @@ class MainWindow(WindowCommands, PackCommands, WatchCommands, QMainWindow):
         self.evidence.render_requested.connect(c.render)
         self.evidence.thumbnails_requested.connect(c.thumbnails)
         self.benchmark.answer_requested.connect(self.show_benchmark_answer)
+        self.benchmark.optimisation_due.connect(lambda text: self.status.showMessage(text, 30_000))
         self.benchmark.bar.library_button.clicked.connect(self.choose_library)
         self.feedback = FeedbackLink(self)  # after _answer_event: it sees the answer shown
 

@@ -18,6 +18,7 @@ from typing import Any
 from app.config import Settings
 from app.worker.answerers import load_factory
 from app.worker.bench_messages import (
+    AutoOptimiseRequest,
     BenchAnswered,
     BenchAskRequest,
     BenchFinished,
@@ -26,6 +27,7 @@ from app.worker.bench_messages import (
     BenchStarted,
     BenchStep,
     BenchVerdict,
+    LearningRequest,
     OptimizeRequest,
     OptimizeUpdate,
 )
@@ -104,6 +106,10 @@ class BenchLane(Lane):
             self._judge_one(request)
         elif isinstance(request, OptimizeRequest):
             self._optimize(request)
+        elif isinstance(request, LearningRequest | AutoOptimiseRequest):
+            from app.worker import learning_lane
+
+            learning_lane.handle(self, request)
 
     # ---- a run -------------------------------------------------------------------------
     def _run(self, request: BenchRunRequest) -> None:
@@ -122,7 +128,13 @@ class BenchLane(Lane):
         mode = mode_of(answerer)
         self.send(BenchStarted(request.job, len(items), items[0].query, mode, judge.method))
         result: dict[str, Any] = {}
-        for event in run_bench(items, self.ask, judge=judge, should_stop=stop.is_set):
+        from app.bench.outcomes import judge_labeller
+
+        assert self.library is not None
+        label = judge_labeller(self.library.store)  # the judge's scores label the decisions
+        for event in run_bench(
+            items, self.ask, judge=judge, should_stop=stop.is_set, on_judged=label
+        ):
             if isinstance(event, BenchProgress):
                 more = event.done < len(items) and not stop.is_set()
                 following = items[event.done].query if more else ""
@@ -135,6 +147,9 @@ class BenchLane(Lane):
         meta = self._meta(request.dataset, started, mode, judge, result)
         run_id, run = self._save(result, meta)
         self.send(BenchFinished(request.job, run, run_id, bool(result.get("stopped"))))
+        from app.worker import learning_lane
+
+        learning_lane.after_run(self)  # the judge labelled decisions: an optimisation due?
 
     def _add_regions(self, items: list[Any], result: dict[str, Any]) -> None:
         """The highlights' figures, as the ``bench`` command adds them."""
@@ -162,7 +177,7 @@ class BenchLane(Lane):
             finished=now_iso(),
             mode=mode,
             judge_method=judge.method,
-            program_version=self._program_version(),
+            program_version=_run_version(result["records"]) or self._program_version(),
             questions=len(result["records"]),
             stopped=bool(result.get("stopped")),
         )
@@ -264,3 +279,9 @@ class BenchLane(Lane):
             dataset=request.dataset,
         )
         return plain(report.to_dict())
+
+
+def _run_version(records: list[dict[str, Any]]) -> str | None:
+    """The program version the run's answers name (their traces' version)."""
+    versions = {str(r.get("program_version") or "") for r in records} - {""}
+    return ", ".join(sorted(versions)) or None

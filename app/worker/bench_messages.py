@@ -58,8 +58,28 @@ class OptimizeRequest:
     with_feedback: bool = True  # the technician's verified answers join the dataset
 
 
+@dataclass(frozen=True, slots=True)
+class LearningRequest:
+    """The decisions' rolling accuracy, the optimisation runs and what is due (Learning tab)."""
+
+    job: int
+
+
+@dataclass(frozen=True, slots=True)
+class AutoOptimiseRequest:
+    """Run the optimisation that is due now (offered, or the setting is "automatic")."""
+
+    job: int
+
+
 BenchRequest = (
-    BenchRunRequest | BenchStopRequest | BenchAskRequest | BenchJudgeRequest | OptimizeRequest
+    BenchRunRequest
+    | BenchStopRequest
+    | BenchAskRequest
+    | BenchJudgeRequest
+    | OptimizeRequest
+    | LearningRequest
+    | AutoOptimiseRequest
 )
 
 
@@ -128,8 +148,24 @@ class OptimizeUpdate:
     error: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class LearningStats:
+    """``app.bench.rolling.learning_stats`` for the Learning tab (job 0: sent unasked, after
+    a benchmark run labelled decisions)."""
+
+    job: int
+    stats: dict[str, Any]
+    error: str = ""
+
+
 BenchReply = (
-    BenchStarted | BenchStep | BenchFinished | BenchAnswered | BenchVerdict | OptimizeUpdate
+    BenchStarted
+    | BenchStep
+    | BenchFinished
+    | BenchAnswered
+    | BenchVerdict
+    | OptimizeUpdate
+    | LearningStats
 )
 BENCH_REPLIES = (
     BenchStarted,
@@ -138,4 +174,5 @@ BENCH_REPLIES = (
     BenchAnswered,
     BenchVerdict,
     OptimizeUpdate,
+    LearningStats,
 )

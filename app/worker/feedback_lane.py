@@ -51,6 +51,10 @@ class FeedbackLane(Lane):
                 page = (request.document, request.page)
             reply = FeedbackSaved(request.job, action, known, page=page, error=_reason(exc))
         self.send(reply)
+        if not reply.error:
+            from app.worker.learning_lane import after_feedback
+
+            after_feedback(self)  # the verdict labelled decisions: an optimisation due?
 
     def _apply(self, request: FeedbackRequest) -> FeedbackSaved:
         if isinstance(request, RateRequest):

@@ -112,6 +112,9 @@ class AnswerTool(Tool):
             yield Error(message, self.name)
             return None
         detail: dict[str, Any] = {"prompt": prompt, "reply": reply, "evidence": evidence}
+        # The model's answer-or-abstain decision, for the arbiter (app.agent.arbiter).
+        detail["answerable"] = bool(outputs.get("answerable"))
+        detail["confidence"] = outputs.get("confidence")
         text = str(outputs.get("answer") or "").strip() if outputs.get("answerable") else ""
         return text, detail
 

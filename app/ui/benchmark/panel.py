@@ -34,6 +34,7 @@ from app.bench.runs import RunStore, RunStoreError, runs_dir
 from app.config import REPO_ROOT, Settings
 from app.ui.benchmark.compare_view import CompareView
 from app.ui.benchmark.interactive import InteractiveView
+from app.ui.benchmark.learning_view import LearningView
 from app.ui.benchmark.optimise_view import OptimiseView
 from app.ui.benchmark.records import record_answer
 from app.ui.benchmark.results_view import ResultsView
@@ -42,6 +43,7 @@ from app.ui.benchmark.toolbar import RunBar
 from app.ui.controller import Controller
 from app.ui.widgets import named
 from app.worker.bench_messages import (
+    AutoOptimiseRequest,
     BenchAnswered,
     BenchAskRequest,
     BenchFinished,
@@ -51,6 +53,8 @@ from app.worker.bench_messages import (
     BenchStep,
     BenchStopRequest,
     BenchVerdict,
+    LearningRequest,
+    LearningStats,
     OptimizeRequest,
     OptimizeUpdate,
 )
@@ -83,6 +87,7 @@ def scrolled(page: QWidget) -> QScrollArea:
 class BenchmarkPanel(QWidget):
     answer_requested = Signal(object)  # app.agent.events.Answer, for the evidence pane
     run_finished = Signal(object)  # BenchFinished
+    optimisation_due = Signal(str)  # the offer, for the window's status bar
 
     def __init__(
         self,
@@ -99,7 +104,7 @@ class BenchmarkPanel(QWidget):
         self.library_dir = settings.library_dir
         self._jobs = itertools.count(1)
         self.job = 0  # the running benchmark, 0 when none
-        self.jobs = {"ask": 0, "judge": 0, "optimise": 0}
+        self.jobs = {"ask": 0, "judge": 0, "optimise": 0, "learning": 0, "auto": 0}
         self.items: list[BenchItem] = []
         self.dataset = ""
         self.run: dict[str, Any] | None = None  # the saved run on screen
@@ -122,6 +127,7 @@ class BenchmarkPanel(QWidget):
         self.compare = CompareView(colors, self)
         self.interactive = InteractiveView(self)
         self.optimise = OptimiseView(self)
+        self.learning = LearningView(colors, self)
         self.tabs = named(QTabWidget(self), "benchTabs")
         self.tabs.setDocumentMode(True)
         for widget, title in (
@@ -129,6 +135,7 @@ class BenchmarkPanel(QWidget):
             (self.compare, "Compare runs"),
             (self.interactive, "Interactive"),
             (self.optimise, "Optimise"),
+            (self.learning, "Learning"),
         ):
             self.tabs.addTab(scrolled(widget), title)
         main = QWidget(self)
@@ -167,6 +174,11 @@ class BenchmarkPanel(QWidget):
             lambda r: self.answer_requested.emit(record_answer(r))
         )
         self.optimise.optimise_requested.connect(self._optimise)
+        self.learning.refresh_requested.connect(self.request_learning)
+        self.tabs.currentChanged.connect(
+            lambda _i: self.request_learning() if self.current_tab() is self.learning else None
+        )
+        self.learning.optimise_requested.connect(self._optimise_due)
         self.optimise.stop_requested.connect(
             lambda: self.controller.send_bench(BenchStopRequest(self.jobs["optimise"]))
         )
@@ -245,6 +257,17 @@ class BenchmarkPanel(QWidget):
             self.interactive.on_verdict(reply.verdict, reply.error, reply.consistency)
         elif isinstance(reply, OptimizeUpdate) and reply.job == self.jobs["optimise"]:
             self.optimise.on_update(reply.text, reply.finished, reply.report, reply.error)
+        elif isinstance(reply, OptimizeUpdate) and reply.job in (0, self.jobs["auto"]):
+            self.learning.on_update(reply.text, reply.finished, reply.report, reply.error)
+            if reply.finished and reply.job == self.jobs["auto"]:
+                self.jobs["auto"] = 0
+        elif isinstance(reply, LearningStats) and reply.job in (
+            0,
+            self.jobs["learning"],
+            self.jobs["auto"],
+        ):
+            self.learning.set_stats(reply.stats, reply.error)
+            self._maybe_optimise(reply)
 
     def _run_reply(self, reply: BenchStarted | BenchStep | BenchFinished) -> None:
         if isinstance(reply, BenchStarted):
@@ -348,6 +371,28 @@ class BenchmarkPanel(QWidget):
         self.jobs["judge"] = next(self._jobs)
         request = BenchJudgeRequest(self.jobs["judge"], item, answer, abstained, repeats)
         self.controller.send_bench(request)
+
+    def request_learning(self) -> None:
+        """Ask the worker for the decisions' accuracy and what optimisation is due."""
+        self.jobs["learning"] = next(self._jobs)
+        self.controller.send_bench(LearningRequest(self.jobs["learning"]))
+
+    def _maybe_optimise(self, reply: LearningStats) -> None:
+        """An optimisation is due and the setting is "automatic": start it (unless the
+        worker already did, or one runs)."""
+        stats = reply.stats
+        automatic = stats.get("due") and stats.get("setting") == "automatic"
+        if reply.job == 0 and automatic and not stats.get("running") and not self.jobs["auto"]:
+            self._optimise_due()
+        elif reply.job == 0 and stats.get("due") and stats.get("setting") == "offer":
+            self.optimisation_due.emit(
+                f"{self.learning.offer.text()} Optimise it in Benchmark > Learning."
+            )
+
+    def _optimise_due(self) -> None:
+        self.jobs["auto"] = next(self._jobs)
+        self.learning.on_update("Starting the optimisation…", False, None, "")
+        self.controller.send_bench(AutoOptimiseRequest(self.jobs["auto"]))
 
     def _optimise(self, optimizer: str, val_share: float) -> None:
         self.jobs["optimise"] = next(self._jobs)

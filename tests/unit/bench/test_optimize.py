@@ -72,6 +72,10 @@ class ChatModel:
 
     def value(self, name: str, kind: str, system: str, last: str) -> Any:
         question = _field(last, "question")
+        if name == "confidence":
+            return 0.9
+        if name == "hard":
+            return False
         if name == "tool":
             return "text_search" if "(no step taken yet)" in last else "answer"
         if name == "tool_inputs":
@@ -168,7 +172,7 @@ def test_miprov2_optimises_saves_a_version_and_a_fresh_agent_loads_it(
     assert set(report.per_item) == set(report.val_ids)
     assert report.version == "v0001" and report.path == library.programs_dir / "v0001"
     saved_files = sorted(p.name for p in report.path.iterdir())
-    assert saved_files == ["answer.json", "decide.json", "meta.json"]
+    assert saved_files == ["answer.json", "decide.json", "meta.json", "route.json"]
     meta = json.loads((report.path / "meta.json").read_text())
     assert meta["version"] == "v0001" and meta["optimizer"] == "miprov2"
     assert meta["val_ids"] == list(report.val_ids) and meta["after"] == report.after
@@ -188,6 +192,52 @@ def test_miprov2_optimises_saves_a_version_and_a_fresh_agent_loads_it(
 
     answers = [e for e in agent.ask(items[2].query) if type(e).__name__ == "Answer"]
     assert items[2].key_facts[0] in answers[0].text, "the loaded program steers the answers"
+
+
+def test_the_auto_optimiser_tunes_only_the_weakest_signature_and_keeps_only_a_gain(
+    library: Library, items: list[BenchItem]
+) -> None:
+    from app.bench.auto_optimize import OptimiseLog, Trigger, run_auto
+
+    model = ChatModel(items)
+    budget = Budget(auto=None, candidates=2, trials=3)
+    seen: list[OptimizeProgress] = []
+    trigger = Trigger("answer", "LLM accuracy 0.40 is below 0.70", 20, 0.4)
+    settings, embedder = settings_for(library), make_embedder("minilm")
+    record = run_auto(
+        library,
+        settings,
+        trigger,
+        backend=model.llm,
+        items=items,
+        budget=budget,
+        embedder=embedder,
+        progress=seen.append,
+    )
+
+    assert record["kept"] and record["version"] == "v0001" and record["program"] == "answer"
+    assert record["after"] > record["before"] and record["val_ids"]
+    assert seen and seen[-1].stage == "saved", "progress is reported"
+    agent = fresh_agent(library, model)
+    assert "TUNED" in programs(agent)["answer"].predict.signature.instructions
+    for untouched in ("decide", "route"):
+        instructions = programs(agent)[untouched].predict.signature.instructions
+        assert "TUNED" not in instructions, f"{untouched} is not the weakest: left as it was"
+
+    # The route does not change what this model answers: no gain, nothing kept.
+    again = run_auto(
+        library,
+        settings_for(library),
+        Trigger("route", "fell", 20, 0.5),
+        backend=model.llm,
+        items=items,
+        budget=budget,
+        embedder=make_embedder("minilm"),
+    )
+    assert not again["kept"] and again["version"] is None and "no better" in again["note"]
+    runs = OptimiseLog(library.programs_dir).runs()
+    assert [r["signature"] for r in runs] == ["answer", "route"]
+    assert latest_program_version(library.programs_dir) == "v0001"
 
 
 def test_gepa_optimises_with_the_reflection_of_the_same_model(
