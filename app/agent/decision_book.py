@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from app.agent.shadow import Calibrator, ShadowRecord, same_choice
+from app.library import decision_rows
 
 log = logging.getLogger(__name__)
 PRIORITY = {"critic": 1, "judge": 2, "feedback": 3}
@@ -85,18 +86,11 @@ class DecisionBook:
             (run_id, created, question, answer, int(abstained), *_row(r), program_version)
             for r in records
         ]
-        with self.store.transaction() as db:
-            db.executemany(
-                "INSERT INTO decision_records(run_id, created, question, answer, abstained,"
-                " signature, step, inputs, rule_choice, llm_choice, llm_confidence, calibrated,"
-                " used, program_version) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                rows,
-            )
+        decision_rows.insert_decisions(self.store, rows)
 
     def run_for(self, question: str, answer: str | None = None) -> str | None:
         """The latest run of ``question`` (with this answer, when one of them has it)."""
-        sql = "SELECT run_id, answer FROM decision_records WHERE question = ? ORDER BY id DESC"
-        rows = list(self.store.db.execute(sql, (question.strip(),)))
+        rows = decision_rows.runs_of_question(self.store, question.strip())
         if not rows:
             return None
         if answer is not None:
@@ -119,24 +113,17 @@ class DecisionBook:
         return rows[::-1]
 
     def count_labelled(self, since: str | None = None) -> int:
-        sql = "SELECT COUNT(*) FROM decision_records WHERE labelled_at IS NOT NULL"
-        args: tuple[Any, ...] = ()
-        if since:
-            sql, args = sql + " AND labelled_at > ?", (since,)
-        return int(self.store.db.execute(sql, args).fetchone()[0])
+        return decision_rows.count_labelled(self.store, since)
 
     def calibrator(self) -> Calibrator:
         """A calibrator from the LLM's latest labelled decisions of each signature. Only
         outcomes from outside the model count (the technician, the judge): the critic is
         the same model judging itself."""
         history: dict[str, list[tuple[float | None, bool]]] = {}
-        sql = (
-            "SELECT signature, llm_confidence, llm_right FROM decision_records"
-            " WHERE llm_right IS NOT NULL AND label_source != 'critic'"
-            " ORDER BY labelled_at DESC, id DESC LIMIT ?"
-        )
-        for signature, confidence, right in self.store.db.execute(sql, (CALIBRATION_WINDOW,)):
-            history.setdefault(signature, []).append((confidence, bool(right)))
+        for signature, confidence, right in decision_rows.llm_labels(
+            self.store, CALIBRATION_WINDOW
+        ):
+            history.setdefault(signature, []).append((confidence, right))
         return Calibrator(history)
 
     def label(self, run_id: str, outcome: Outcome) -> int:
@@ -144,31 +131,17 @@ class DecisionBook:
         labels = label_decisions(self.records(run_id), outcome)
         if not labels:
             return 0
-        stamp = now()
         rank = PRIORITY.get(outcome.source, 0)
-        done = 0
-        with self.store.transaction() as db:
-            for row_id, rule_right, llm_right in labels:
-                old = db.execute(
-                    "SELECT label_source FROM decision_records WHERE id = ?", (row_id,)
-                ).fetchone()
-                if old and old[0] and PRIORITY.get(old[0], 0) > rank:
-                    continue
-                db.execute(
-                    "UPDATE decision_records SET rule_right = ?, llm_right = ?, label_source = ?,"
-                    " labelled_at = ? WHERE id = ?",
-                    (_bit(rule_right), _bit(llm_right), outcome.source, stamp, row_id),
-                )
-                done += 1
-        return done
+        return decision_rows.set_labels(
+            self.store,
+            [(row_id, _bit(rule), _bit(llm)) for row_id, rule, llm in labels],
+            outcome.source,
+            now(),
+            lambda old: PRIORITY.get(old or "", 0) > rank,
+        )
 
     def _select(self, where: str, args: tuple[Any, ...]) -> list[StoredDecision]:
-        sql = (
-            "SELECT id, run_id, created, question, signature, step, inputs, rule_choice,"
-            " llm_choice, llm_confidence, calibrated, used, program_version, rule_right,"
-            f" llm_right, label_source, labelled_at FROM decision_records {where}"
-        )
-        return [_stored(r) for r in self.store.db.execute(sql, args)]
+        return [_stored(r) for r in decision_rows.select_decisions(self.store, where, args)]
 
 
 def _row(r: ShadowRecord) -> tuple[Any, ...]:

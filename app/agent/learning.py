@@ -16,7 +16,6 @@ from app.agent.shadow import Calibrator
 if TYPE_CHECKING:
     from app.agent.arbiter import Arbiter
     from app.agent.budget import TokenTally
-    from app.agent.loop import Tree
     from app.agent.trace import TraceRecorder
 
 log = logging.getLogger(__name__)
@@ -47,7 +46,7 @@ def builtin_version() -> str:
     return "builtin-" + hashlib.sha256("\n".join(parts).encode()).hexdigest()[:8]
 
 
-def program_label(tree: Tree) -> str:
+def program_label(tree: Any) -> str:
     """The version of the program that answers: a saved version (``v0003``), the built-in
     prompts' hash, or ``no-llm`` (the rules and the extractive answerer)."""
     if tree.policy is None and tree.resources.llm is None:

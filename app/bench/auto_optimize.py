@@ -24,7 +24,14 @@ from pathlib import Path
 from typing import Any
 
 from app.agent.decision_book import DecisionBook, now
-from app.bench.rolling import Accuracy, rolling_accuracy
+from app.agent.shadow import SIGNATURES
+from app.bench.rolling import (
+    WINDOW,
+    Accuracy,
+    accuracy_series,
+    by_program_version,
+    rolling_accuracy,
+)
 
 PROGRAM_OF = {"route": "route", "next_step": "decide", "answer": "answer"}
 # A fall of this much since the last run counts as "fallen".
@@ -210,3 +217,22 @@ def _parse(stamp: str) -> datetime:
         return datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
     except ValueError:
         return datetime.fromtimestamp(0, UTC)
+
+
+def learning_stats(library: Any, settings: Any, window: int = WINDOW) -> dict[str, Any]:
+    """Everything the benchmark panel's Learning tab shows, as plain data: each
+    signature's rolling accuracy and its series over time, the optimisation runs, the
+    optimisation due now (if any), and the saved runs compared by program version."""
+    from app.bench.runs import RunStore, runs_dir
+
+    book = DecisionBook(library.store)
+    due = check_library(library, settings)
+    return {
+        "window": window,
+        "signatures": [r.to_dict() for r in rolling_accuracy(book, window)],
+        "series": {s: [asdict(p) for p in accuracy_series(book, s, window)] for s in SIGNATURES},
+        "optimisations": OptimiseLog(library.programs_dir).runs(),
+        "due": due.to_dict() if due else None,
+        "setting": settings.auto_optimize,
+        "versions": by_program_version(RunStore(runs_dir(library.root)).list()),
+    }

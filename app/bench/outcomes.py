@@ -17,14 +17,13 @@ from typing import Any
 
 from app.agent.decision_book import DecisionBook, Outcome
 from app.bench.dataset import BenchItem
-from app.bench.feedback import Feedback
 
 log = logging.getLogger(__name__)
 # A judged answer scoring this much (of 100) is a good outcome.
 GOOD_SCORE = 60
 
 
-def feedback_outcome(entry: Feedback) -> Outcome | None:
+def feedback_outcome(entry: Any) -> Outcome | None:
     """What a feedback entry says about its question (None: no verdict given yet)."""
     if entry.rating == 0 and not entry.right_pages:
         return None
@@ -41,7 +40,7 @@ def feedback_outcome(entry: Feedback) -> Outcome | None:
     return Outcome("feedback", False, should_abstain=False if entry.abstained else None)
 
 
-def label_feedback(store: Any, entry: Feedback) -> int:
+def label_feedback(store: Any, entry: Any) -> int:
     """Label the decisions of the run that answered ``entry``; returns how many."""
     outcome = feedback_outcome(entry)
     if outcome is None:

@@ -129,23 +129,3 @@ def by_program_version(infos: Sequence[Any]) -> list[dict[str, Any]]:
             row[key] = round(sum(values) / len(values), 3) if values else None
         rows.append(row)
     return sorted(rows, key=lambda r: r["latest"])
-
-
-def learning_stats(library: Any, settings: Any, window: int = WINDOW) -> dict[str, Any]:
-    """Everything the benchmark panel's Learning tab shows, as plain data: each
-    signature's rolling accuracy and its series over time, the optimisation runs, the
-    optimisation due now (if any), and the saved runs compared by program version."""
-    from app.bench.auto_optimize import OptimiseLog, check_library
-    from app.bench.runs import RunStore, runs_dir
-
-    book = DecisionBook(library.store)
-    due = check_library(library, settings)
-    return {
-        "window": window,
-        "signatures": [r.to_dict() for r in rolling_accuracy(book, window)],
-        "series": {s: [asdict(p) for p in accuracy_series(book, s, window)] for s in SIGNATURES},
-        "optimisations": OptimiseLog(library.programs_dir).runs(),
-        "due": due.to_dict() if due else None,
-        "setting": settings.auto_optimize,
-        "versions": by_program_version(RunStore(runs_dir(library.root)).list()),
-    }

@@ -9,7 +9,6 @@ finished record goes to the window at once. No Qt here: this runs in the worker 
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -31,15 +30,7 @@ from app.worker.bench_messages import (
     OptimizeRequest,
     OptimizeUpdate,
 )
-from app.worker.lanes import Lane, Send, llm_choice_of
-
-
-def llm_of(answerer: Any) -> Callable[[], Any] | None:
-    """The function that loads the answerer's LLM (the agent's, in LLM mode), else None.
-    The judge and the optimiser use the same model rather than loading a second copy."""
-    resources = getattr(getattr(answerer, "_tree", None), "resources", None)
-    llm = getattr(resources, "llm", None)
-    return llm if callable(llm) else None
+from app.worker.lanes import Lane, Send, llm_choice_of, llm_of, plain
 
 
 def mode_of(answerer: Any) -> str:
@@ -47,11 +38,6 @@ def mode_of(answerer: Any) -> str:
     if getattr(answerer, "mode", "") != "llm":
         return "no-LLM"
     return llm_choice_of(answerer).model_id or "LLM"
-
-
-def plain(value: Any) -> Any:
-    """A report as JSON-safe dicts and lists (paths and other objects become strings)."""
-    return json.loads(json.dumps(value, default=str))
 
 
 class BenchLane(Lane):

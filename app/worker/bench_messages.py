@@ -150,7 +150,7 @@ class OptimizeUpdate:
 
 @dataclass(frozen=True, slots=True)
 class LearningStats:
-    """``app.bench.rolling.learning_stats`` for the Learning tab (job 0: sent unasked, after
+    """``app.bench.auto_optimize.learning_stats`` for the Learning tab (job 0: sent unasked, after
     a benchmark run labelled decisions)."""
 
     job: int

@@ -7,6 +7,7 @@ replies through one shared ``Outbox``. No Qt here: this runs in the worker proce
 
 from __future__ import annotations
 
+import json
 import queue
 import shutil
 import tempfile
@@ -206,3 +207,16 @@ def staged_copy(library: Library, document_id: int) -> Path:
     target = folder / doc.file_name
     shutil.copyfile(library.pdf_path(doc), target)
     return target
+
+
+def llm_of(answerer: Any) -> Callable[[], Any] | None:
+    """The function that loads the answerer's LLM (the agent's, in LLM mode), else None.
+    The judge and the optimiser use the same model rather than loading a second copy."""
+    resources = getattr(getattr(answerer, "_tree", None), "resources", None)
+    llm = getattr(resources, "llm", None)
+    return llm if callable(llm) else None
+
+
+def plain(value: Any) -> Any:
+    """A report as JSON-safe dicts and lists (paths and other objects become strings)."""
+    return json.loads(json.dumps(value, default=str))

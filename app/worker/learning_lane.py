@@ -29,7 +29,7 @@ def handle(lane: Any, request: LearningRequest | AutoOptimiseRequest) -> None:
 def send_stats(lane: Any, job: int, *, running: bool = False) -> dict[str, Any] | None:
     """Send the Learning figures; ``running`` says an automatic optimisation starts now
     (so the window does not start another)."""
-    from app.bench.rolling import learning_stats
+    from app.bench.auto_optimize import learning_stats
 
     try:
         stats = learning_stats(lane.library, lane.settings)
@@ -65,7 +65,7 @@ def after_feedback(lane: Any) -> None:
 def optimise_due(lane: Any, job: int) -> None:
     """Run the due optimisation in this (worker) thread, with progress; report the run."""
     from app.bench.auto_optimize import check_library, run_auto
-    from app.worker.bench_lane import llm_of, plain
+    from app.worker.lanes import llm_of, plain
 
     try:
         trigger = check_library(lane.library, lane.settings)
