@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pickle
 import statistics
 import sys
 import tempfile
@@ -95,6 +96,18 @@ def open_library(corpus: Path, cache: Path | None) -> tuple[Any, Any]:
             print(f"  {Path(event.path).name}: {status} {event.reason}".rstrip(), file=sys.stderr)
     print(f"  library ready in {time.perf_counter() - started:.0f} s: {folder}", file=sys.stderr)
     return library, settings
+
+
+def cached(path: Path | None, sets: Sequence[BenchSet], cache: Path | None, collect: Any) -> Any:
+    """What ``collect(usable sets, cache)`` returns, read from ``path`` when it exists and
+    saved there when given: the fitting scripts' figures come again in seconds."""
+    if path is not None and path.is_file():
+        return pickle.loads(path.read_bytes())
+    usable = [s for s in sets if s.corpus.is_dir() and s.dataset.is_file()]
+    found = collect(usable, cache)
+    if path is not None:
+        path.write_bytes(pickle.dumps(found))
+    return found
 
 
 def run_lantern(library: Any, settings: Any, items: Sequence[BenchItem]) -> list[dict[str, Any]]:

@@ -17,7 +17,6 @@ declined (recall), the share of declines that were right (precision), false abst
 from __future__ import annotations
 
 import argparse
-import pickle
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -29,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from cross_corpus import DEFAULT_SETS, BenchSet, open_library  # noqa: E402
+from cross_corpus import DEFAULT_SETS, BenchSet, cached, open_library  # noqa: E402
 
 from app.agent.abstention import SIGNALS  # noqa: E402
 from app.bench.dataset import load_dataset  # noqa: E402
@@ -165,13 +164,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--signals", type=Path, help="save the signals here, or reuse them")
     args = parser.parse_args(argv)
     sets = [BenchSet.parse(s) for s in (args.sets or DEFAULT_SETS)]
-    if args.signals and args.signals.is_file():
-        samples = pickle.loads(args.signals.read_bytes())
-    else:
-        usable = [s for s in sets if s.corpus.is_dir() and s.dataset.is_file()]
-        samples = collect(usable, args.cache)
-        if args.signals:
-            args.signals.write_bytes(pickle.dumps(samples))
+    samples = cached(args.signals, sets, args.cache, collect)
     corpora = sorted({s.corpus for s in samples})
     w_all = fit(samples)
     t_all = threshold(samples, w_all, args.max_false)

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import pickle
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -35,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from cross_corpus import DEFAULT_SETS, BenchSet, open_library  # noqa: E402
+from cross_corpus import DEFAULT_SETS, BenchSet, cached, open_library  # noqa: E402
 
 from app.bench.dataset import load_dataset  # noqa: E402
 from app.retrieval.ranker import FEATURES  # noqa: E402
@@ -189,13 +188,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--features", type=Path, help="save the candidates here, or reuse them")
     args = parser.parse_args(argv)
     sets = [BenchSet.parse(s) for s in (args.sets or DEFAULT_SETS)]
-    if args.features and args.features.is_file():
-        questions = pickle.loads(args.features.read_bytes())
-    else:
-        usable = [s for s in sets if s.corpus.is_dir() and s.dataset.is_file()]
-        questions = collect(usable, args.cache)
-        if args.features:
-            args.features.write_bytes(pickle.dumps(questions))
+    questions = cached(args.features, sets, args.cache, collect)
     corpora = sorted({q.corpus for q in questions})
     everything = choose_blend(questions)
     rows = []

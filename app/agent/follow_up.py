@@ -1,7 +1,7 @@
 """Follow-up questions: what the previous turn looked at, as context for the next one.
 
 A turn keeps its sources as citation labels ("Hybrid Installation Guide p.21", the title
-or file name and the page). A follow-up ("and the one for zone 2?") is searched first
+or file name and the page). A follow-up ("and the one for output 2?") is searched first
 within the manuals the last answer quoted, unless it names other manuals itself; the
 LLM sees the labels with the earlier answers.
 """

@@ -180,7 +180,7 @@ def analyse(
         text=text,
         terms=tuple(terms),
         identifiers=tuple(idents),
-        quantities=_asked_quantities(text, terms),
+        quantities=_asked_quantities(text),
         products=tuple(_named_products(text, names)),
         parts=tuple(tuple(p) for p in asked_parts(text)),
     )
@@ -253,7 +253,7 @@ def asked_parts(text: str) -> list[list[str]]:
     return parts
 
 
-def _asked_quantities(text: str, terms: Sequence[str]) -> tuple[str, ...]:
+def _asked_quantities(text: str) -> tuple[str, ...]:
     """Quantities the words of what the question asks for name ("what voltage", "how many
     amps"; ``asked_words``), and its unit symbols there written with both cases ("mAh",
     "kHz"), which are units rather than words or acronyms. Values and quantities told as

@@ -98,9 +98,9 @@ class TextSearch:
 
     ``candidates`` chunks come from each of the dense and full-text lists (120: at 60 the
     right page of 5 of the 41 answerable trades questions was not among the re-scored
-    pages, at 120 of 4; key facts rose on the trades and alarm held-out sets with Hit@1
-    unchanged, and 200 ranked worse on the alarm set); the best ``rerank_depth`` pages
-    are re-scored on all their evidence.
+    pages, at 120 of 4; key facts rose on the trades and held-out development sets with
+    Hit@1 unchanged, and 200 ranked worse on the first development set); the best
+    ``rerank_depth`` pages are re-scored on all their evidence.
     """
 
     def __init__(
