@@ -91,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = with_library(sub.add_parser("screenshot", help="save a picture of the window"))
     p.add_argument("out", type=Path)
     p.add_argument("--question", default="", help="ask this first and wait for the answer")
-    p.add_argument("--view", choices=["main", "benchmark"], default="main")
+    p.add_argument("--view", choices=["main", "benchmark", "learning"], default="main")
     p.add_argument(
         "--dataset",
         type=Path,

@@ -1,7 +1,8 @@
 """``python -m app screenshot OUT.png``: open the real window, optionally ask a question
 and wait for its answer (and the cited page's image), then save a picture of the window.
 
-With ``--view benchmark`` it shows the newest saved benchmark run of the library, or, when
+With ``--view learning`` it shows the benchmark panel's Learning tab (rolling accuracy of the
+recorded decisions). With ``--view benchmark`` it shows the newest saved benchmark run of the library, or, when
 there is none, runs the dataset (``--dataset``, else the sample questions) and waits for it
 to finish."""
 
@@ -22,6 +23,7 @@ from app.ui.window import MainWindow
 
 TIMEOUT_S = 180.0
 BENCH_TIMEOUT_S = 3600.0  # a whole dataset, answered by a local LLM and judged
+LEARNING_WAIT_MS = 3000
 
 
 class Shooter:
@@ -91,8 +93,13 @@ class Shooter:
         if timed_out:
             print(f"screenshot: gave up waiting after {self.timeout:.0f} s", file=sys.stderr)
         # Let the last images and layout settle (in the view shown) before the picture is taken.
-        self.window.show_view(self.view)
-        QTimer.singleShot(600, self._shoot)
+        self.window.show_view("benchmark" if self.view == "learning" else self.view)
+        if self.view == "learning":
+            # Opening the tab asks the worker for the figures; give the reply time to come.
+            self.window.benchmark.show_tab(self.window.benchmark.learning)
+            QTimer.singleShot(LEARNING_WAIT_MS, self._shoot)
+        else:
+            QTimer.singleShot(600, self._shoot)
 
     def _shoot(self) -> None:
         ok = self.window.grab().save(str(self.out))
