@@ -2,9 +2,9 @@
 and wait for its answer (and the cited page's image), then save a picture of the window.
 
 With ``--view learning`` it shows the benchmark panel's Learning tab (rolling accuracy of the
-recorded decisions). With ``--view benchmark`` it shows the newest saved benchmark run of the library, or, when
-there is none, runs the dataset (``--dataset``, else the sample questions) and waits for it
-to finish."""
+recorded decisions). With ``--view benchmark`` it shows the newest saved benchmark run of the
+library, or, when there is none, runs the dataset (``--dataset``, else the sample
+questions) and waits for it to finish."""
 
 from __future__ import annotations
 
