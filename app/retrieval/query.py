@@ -105,8 +105,15 @@ def stem(token: str) -> str:
     here is a term of the full-text index); codes and numbers are kept as they are."""
     if len(token) <= 3 or not token.isalpha():
         return token
+    return _porter(token)
+
+
+@lru_cache(maxsize=100_000)
+def _porter(word: str) -> str:
+    # A library's vocabulary is small next to its text: a page re-scored stems the same
+    # few thousand words again and again, and the stemmer's lock is then taken once each.
     with _STEM_LOCK:  # a PyStemmer object is not thread-safe
-        return str(_STEMMER.stemWord(token))
+        return str(_STEMMER.stemWord(word))
 
 
 def content_terms(text: str) -> list[str]:

@@ -604,8 +604,10 @@ def _found(
     stems: frozenset[str], wanted: dict[str, float], aliases: dict[str, str]
 ) -> frozenset[str]:
     """The question stems a set of stems holds, directly or through an alias."""
-    direct = {s for s in stems if s in wanted}
-    return frozenset(direct | {aliases[s] for s in stems if aliases.get(s) in wanted})
+    found = stems & wanted.keys()
+    if aliases:
+        found |= {t for a, t in aliases.items() if a in stems and t in wanted}
+    return frozenset(found)
 
 
 def page_coverage(
