@@ -19,7 +19,9 @@ from app.retrieval.query import content_terms, stem, tokenize
 from app.retrieval.units import unit_key
 
 CITATION = re.compile(r"\s*\[(\d+)\]")
-_QUANTITY = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?:\s?([A-Za-zΩ°%µ]+))?")
+# A number is read whole: a section number "3.4.1" is looked for as "3.4.1", not as "3.4"
+# (which the page never prints on its own).
+_QUANTITY = re.compile(r"(?<![\w.])(\d+(?:\.\d+)*)(?:\s?([A-Za-zΩ°%µ]+))?")
 _MARKERS = re.compile(r"((?:\s*\[\d+\])+)")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 # Lines that frame an answer rather than claim anything.

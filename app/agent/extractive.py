@@ -35,6 +35,7 @@ _VALUE = re.compile(r"\d")
 _CELL_NUMBER = re.compile(r"\|\s*[-+±]?\d")
 _BULLET = re.compile(r"^\s*[•●○◦▪■□◆◇►▶➢➤✓✔⚫⚪\-–*·]\s+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(“\"])")
+_BRACKETED_NUMBER = re.compile(r"\[(\d+)\]")
 SALIENT_TERMS = 2
 # A quote for the second thing a question asks for must score this share of the best.
 PART_SCORE = 0.4
@@ -411,7 +412,7 @@ def _compose(
         number = pages.setdefault(key, len(pages) + 1)
         regions.setdefault(key, []).append(unit.box)
         lead = f"{unit.context.rstrip(': ')}: " if unit.context else ""
-        lines.append(f"- {lead}{unit.text} [{number}]")
+        lines.append(f"- {_unmarked(lead + unit.text)} [{number}]")
     hits = {(u.page_hit.document_id, u.page_hit.page): u.page_hit for u in chosen}
     citations = tuple(
         Citation(hits[key].file_name, hits[key].title, key[1], tuple(regions[key]))
@@ -423,6 +424,12 @@ def _compose(
     return ExtractiveAnswer(
         text, citations, False, round(support, 3), tuple(chosen), signals, probability
     )
+
+
+def _unmarked(quote: str) -> str:
+    """A quote with the page's own bracketed numbers ("see [3]" in a list of references)
+    in parentheses: in an answer "[3]" is a citation, and would point at another page."""
+    return _BRACKETED_NUMBER.sub(r"(\1)", quote)
 
 
 def _abstain(

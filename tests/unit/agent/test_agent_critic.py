@@ -65,6 +65,13 @@ def test_numbers_match_whole_with_their_units() -> None:
     assert missing_values("ATMR:1,10,10,,,30,30", "PROG 7982 ATMR:1,10,10,,,30,30") == ()
 
 
+def test_section_numbers_are_read_whole() -> None:
+    page = "3.4.1 Password Validation\nPassword: default 1000"
+    assert missing_values("3.4.1 Password Validation: Password: default 1000", page) == ()
+    # A section number is not the value it starts with.
+    assert missing_values("3.4 V", page) == ("3.4 V",)
+
+
 def test_revise_drops_unsupported_claims_and_keeps_the_rest() -> None:
     text = (
         "AUX+ supplies 13.8 V DC [1]. It also charges the battery at 48 V [1].\n\nSources:\n[1] p.6"

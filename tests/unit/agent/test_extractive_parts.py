@@ -51,3 +51,15 @@ def test_a_later_search_replaces_the_first_only_when_surer_it_answers() -> None:
     surer = ExtractiveAnswer("c", (), False, support=0.5, probability=0.8)
     assert not _better(wordier, first)  # more of the question's words, less of an answer
     assert _better(surer, first)
+
+
+def test_a_quote_of_a_reference_list_does_not_cite_other_pages() -> None:
+    from app.agent.critic import check_lexically
+    from app.agent.extractive import _compose
+
+    page = "6 Appendix A References\n[3] FC20_Hardware_Design FC20 series hardware design"
+    quote = unit("[3] FC20_Hardware_Design FC20 series hardware design", 1.0)
+    text = _compose([quote], 1.0).text
+    assert "[3]" not in text and "(3) FC20_Hardware_Design" in text
+    # The quote cites its own page only, so the critic finds it there.
+    assert check_lexically(text, {1: page}).grounded
