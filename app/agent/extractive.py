@@ -22,6 +22,7 @@ from app.agent.abstention import AnswerSignals, answerable, verdict
 from app.library.models import Box, TextLine, union_box
 from app.library.store import Store
 from app.retrieval.query import stem, stems_of, tokenize
+from app.retrieval.regions import is_contents_line
 from app.retrieval.text import PageHit, SearchResult, header_band
 from app.retrieval.units import asked_key, quantity_keys
 from app.retrieval.vectors import VectorIndex
@@ -282,7 +283,8 @@ def _units(store: Store, hit: PageHit, rank: int) -> list[Evidence]:
         units.extend(
             replace(u, chunk_id=chunk.id) for u in _sentences(chunk.lines, hit, rank, context)
         )
-    return _dedupe(_join_fragments(units))
+    # A contents entry names where the answer is, not the answer.
+    return [u for u in _dedupe(_join_fragments(units)) if not is_contents_line(u.text)]
 
 
 def _join_fragments(units: list[Evidence]) -> list[Evidence]:

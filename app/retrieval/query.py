@@ -85,7 +85,25 @@ def tokenize(text: str) -> list[str]:
 def stems_of(text: str) -> frozenset[str]:
     """The stems of a text's tokens and the quantity keys of the values it prints
     (``units.quantity_keys``); cached because pages are scored again and again."""
-    return frozenset(stem(t) for t in tokenize(text)) | quantity_keys(text)
+    tokens = tokenize(text)
+    return frozenset(stem(t) for t in tokens) | part_stems(tokens) | quantity_keys(text)
+
+
+_JOINER = re.compile(r"[.\-/+]")
+
+
+def part_stems(tokens: Sequence[str]) -> frozenset[str]:
+    """The stems of the words inside joined tokens: a list's "3.Blue", a label's
+    "Power/Volume", a "Light-Emitting" hold "blue", "volume" and "emitting" too, as they
+    do for the full-text index (which splits at punctuation). The joined token itself
+    stays, so a question's code ("li-ion", "13.8") still meets it whole."""
+    return frozenset(
+        stem(part)
+        for token in tokens
+        if _JOINER.search(token)
+        for part in _JOINER.split(token)
+        if len(part) > 1 and part.isalpha()
+    )
 
 
 def alias_map(terms: Sequence[str]) -> dict[str, str]:

@@ -8,6 +8,7 @@ their close neighbours are kept, and vertically adjacent lines merge into one re
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -23,6 +24,18 @@ class Region:
     box: Box
     text: str
     score: float
+
+
+# A contents or index entry: a leader of dots or rules, then a page number ("Fire
+# Verification ........ 83", "8.2. HOME AUTOMATION ______ 48").
+_LEADER = re.compile(r"(?:[._·…]\s?){4,}\s*\d{1,4}\b")
+
+
+def is_contents_line(text: str) -> bool:
+    """A table-of-contents (or index) entry: it names where an answer is, never the answer,
+    and a contents page names every topic of a manual, so it would out-score the page it
+    points at on any question's words."""
+    return _LEADER.search(text) is not None
 
 
 @lru_cache(maxsize=200_000)

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from itertools import pairwise
 
-from app.retrieval.query import alias_map, stem, tokenize
+from app.retrieval.query import alias_map, part_stems, stem, tokenize
 from app.retrieval.units import QUANTITY_HINT, quantity_keys
 
 # Shorter words have too many real neighbours one edit away ("zone"/"done").
@@ -110,7 +110,8 @@ def expansions(
 @lru_cache(maxsize=200_000)
 def token_stems(text: str) -> frozenset[str]:
     """A line's stems and quantity keys (a text layer's words are whole: no joining)."""
-    return frozenset(stem(t) for t in tokenize(text)) | quantity_keys(text)
+    tokens = tokenize(text)
+    return frozenset(stem(t) for t in tokens) | part_stems(tokens) | quantity_keys(text)
 
 
 @lru_cache(maxsize=200_000)
@@ -121,6 +122,7 @@ def line_stems(text: str) -> frozenset[str]:
     joined = (a + b for a, b in pairwise(tokens) if a.isalpha() and b.isalpha())
     return (
         frozenset(stem(t) for t in tokens)
+        | part_stems(tokens)
         | frozenset(stem(j) for j in joined)
         | quantity_keys(text)
     )

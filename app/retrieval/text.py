@@ -49,7 +49,7 @@ from app.retrieval.query import (
 )
 from app.retrieval.ranker import Candidate, reciprocal
 from app.retrieval.ranker import score as ranker_score
-from app.retrieval.regions import Region, idf_weights, select_regions
+from app.retrieval.regions import Region, idf_weights, is_contents_line, select_regions
 from app.retrieval.terms import OcrVocabulary, expansions, line_stems, term_filter, token_stems
 from app.retrieval.units import VAGUE_BESIDE, quantity_keys, use_cache_folder
 from app.retrieval.vectors import VectorIndex
@@ -623,6 +623,8 @@ def page_coverage(
     windows are among the page's, with less context, so they cannot score higher)."""
     headings = " ".join({c.heading for c in chunks})
     aliases = alias_map(list(idf)) if aliases is None else aliases
+    # A contents entry names a topic where the answer is not: a contents page names them all.
+    lines = [text for text in lines if not is_contents_line(text)]
     best = window_coverage(lines, idf, identifiers, headings, aliases=aliases, scanned=scanned)
     headers: dict[str, list[str]] = {}
     for chunk in chunks:
@@ -632,7 +634,8 @@ def page_coverage(
         # A table cut into several chunks repeats at most its first header line: the
         # column headings are those of the table's first chunk on the page.
         header = headers.setdefault(chunk.heading, header)
-        context, texts = " ".join([chunk.heading, *header]), [ln.text for ln in body]
+        context = " ".join([chunk.heading, *header])
+        texts = [ln.text for ln in body if not is_contents_line(ln.text)]
         best = max(
             best,
             window_coverage(

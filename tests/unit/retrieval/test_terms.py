@@ -169,3 +169,33 @@ def test_a_table_row_is_read_with_the_column_headings_of_its_table() -> None:
     assert window_coverage(lines, idf) == 0.5
     # ...the second chunk's row, read under the first chunk's column headings, does.
     assert page_coverage([first, second], lines, idf) == 1.0
+
+
+def test_words_joined_by_punctuation_are_found_by_their_parts() -> None:
+    # A list's "3.Blue Light" and a label's "Power/Volume" hold "blue" and "volume", as
+    # the full-text index (which splits at punctuation) reads them; the whole stays too.
+    from app.retrieval.query import stems_of
+
+    stems = stems_of("3.Blue Light-----On when charging. Power/Volume Switch, Li-ion")
+    assert {"blue", "volum", "li-ion", "ion"} <= stems
+    assert {"blue", "volum"} <= line_stems("3.Blue Light Power/Volume")
+    assert "3" not in stems_of("3.Blue")  # a list number is no word of its own
+
+
+def test_a_contents_page_does_not_outscore_the_page_it_points_at() -> None:
+    from app.retrieval.regions import is_contents_line
+
+    assert is_contents_line("10.4. Fire Verification ........................ 83")
+    assert is_contents_line("8.2. HOME AUTOMATION ________________ 48 8.3. SCENE ____ 53")
+    assert not is_contents_line("Set the timer to 30 seconds... then press 5.")
+    contents = ["Contents", "Fire Verification ........ 83", "Contact ID Codes ........ 87"]
+    page = ["10.4 Fire Verification", "A smoke detector set to Fire Verification reports",
+            "a Near Alarm (Contact ID 118)."]  # fmt: skip
+    idf = {"fire": 2.0, "verification": 3.0, "contact": 2.0, "id": 2.0}
+
+    def coverage(lines: list[str]) -> float:
+        chunk = StoredChunk(1, 1, 1, "\n".join(lines), "", "paragraph", ())
+        return page_coverage([chunk], lines, idf)
+
+    assert coverage(contents) == 0.0
+    assert coverage(page) == 1.0
