@@ -63,3 +63,27 @@ def test_a_quote_of_a_reference_list_does_not_cite_other_pages() -> None:
     assert "[3]" not in text and "(3) FC20_Hardware_Design" in text
     # The quote cites its own page only, so the critic finds it there.
     assert check_lexically(text, {1: page}).grounded
+
+
+def test_a_quote_without_its_value_runs_on_into_the_next_sentence_of_its_passage() -> None:
+    from app.agent.extractive import _with_next
+
+    def at(text: str, chunk: int, score: float, top: float) -> Evidence:
+        box = (0.0, top, 100.0, top + 10.0)
+        return Evidence(text, hit(1, 1), 0, box, score=score, chunk_id=chunk)
+
+    topic = at("To restore the defaults, hold the reset key.", 1, 1.0, 0.0)
+    value = at("Hold it for 5 seconds until the LED blinks.", 1, 0.2, 10.0)
+    other = at("The 12 V output is rated 500 mA.", 1, 0.6, 20.0)
+    last = at("Clean the case with a dry cloth.", 2, 0.1, 30.0)
+    row = at("Model | Output → A1 | 12 V", 2, 0.5, 40.0)
+    next_row = at("Model | Output → A2 | 24 V", 2, 0.1, 50.0)
+    units = [topic, value, other, last, row, next_row]
+    grown = _with_next([topic, other, row], units)
+    assert grown[0].text == f"{topic.text} {value.text}"
+    assert grown[0].box == (0.0, 0.0, 100.0, 20.0)  # the highlight covers both
+    # A quote with a value stays as it is (it is not the best), and so does a table row:
+    # the next row is another row's value; a passage never runs into the next chunk.
+    assert grown[1:] == [other, row]
+    # The best quote runs on only within its passage: the next unit is in another chunk.
+    assert _with_next([other], units)[0].text == other.text
