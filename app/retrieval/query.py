@@ -240,7 +240,9 @@ def asked_parts(text: str) -> list[list[str]]:
     interrogative ("Give me the torque for the clamp screws") asks for all of its
     content words, a yes-or-no question for nothing.
     """
-    tokens = tokenize(text)
+    # A comma in what is asked lists things ("the user PIN, master code and installer
+    # code"), as "and" does.
+    tokens = tokenize(text.replace(",", " and "))
     if not any(t in _ASKING for t in tokens):
         # "Will it keep working for every visit?" asks yes or no, not for a thing.
         return [] if text.rstrip().endswith("?") else [content_terms(text)]
@@ -263,7 +265,13 @@ def asked_parts(text: str) -> list[list[str]]:
                 pass  # the "s" of "what's"
             elif token not in STOPWORDS:
                 if len(part) == MAX_ASKED_WORDS:
-                    break
+                    # A long first item of a list ("the factory default user PIN, master
+                    # code and ...") keeps its first words; the list goes on.
+                    listed = _next_listed(tokens, i)
+                    if listed < 0:
+                        break
+                    i = listed
+                    continue
                 part.append(token)
                 skipping = False
             elif token in _JOINING and i + 1 < len(tokens) and tokens[i + 1] not in STOPWORDS:
@@ -276,6 +284,15 @@ def asked_parts(text: str) -> list[list[str]]:
         if part:
             parts.append(part)
     return parts
+
+
+def _next_listed(tokens: Sequence[str], i: int) -> int:
+    """Where the next item of a list of asked things starts ("and"/"or" after the content
+    words from ``i``), or -1 when the phrase ends there instead."""
+    while i < len(tokens) and tokens[i] not in STOPWORDS and tokens[i] not in _ASKING:
+        i += 1
+    joins = i + 1 < len(tokens) and tokens[i] in _JOINING and tokens[i + 1] not in STOPWORDS
+    return i if joins else -1
 
 
 def _asked_quantities(text: str) -> tuple[str, ...]:

@@ -76,6 +76,15 @@ def test_only_what_a_question_asks_for_names_its_quantity() -> None:
         ("What's the most RF power it puts out?", [["rf", "power"]]),
         ("Will it keep working for every visit?", []),
         ("Give me the torque for the clamp screws", [["give", "torque", "clamp", "screws"]]),
+        (
+            "What are the default user PIN, master code and installer code?",
+            [["default", "user", "pin"], ["master", "code"], ["installer", "code"]],
+        ),
+        (
+            "What are the factory default user PIN, master code and guard code?",
+            [["factory", "default", "user"], ["master", "code"], ["guard", "code"]],
+        ),
+        ("Which key sends medical alarm on the keypad?", [["key", "sends", "medical"]]),
     ],
 )
 def test_the_asked_for_phrase_follows_the_interrogative(
