@@ -303,7 +303,7 @@ def _units(store: Store, hit: PageHit, rank: int) -> list[Evidence]:
             for line in body:
                 units.append(
                     Evidence(
-                        f"{header} → {line.text}",
+                        table_row(band, line.text) or f"{header} → {line.text}",
                         hit,
                         rank,
                         line.box,
@@ -318,6 +318,24 @@ def _units(store: Store, hit: PageHit, rank: int) -> list[Evidence]:
         )
     # A contents entry names where the answer is, not the answer.
     return [u for u in _dedupe(_join_fragments(units)) if not is_contents_line(u.text)]
+
+
+def table_row(header: Sequence[str], row: str) -> str | None:
+    """A table row read cell by cell under its column headings ("Model: X-DI → RS485: ●;
+    Digital Input: ●"), empty cells left out, so a row holds the headings of the columns
+    it fills and nothing of those it leaves empty. None when the row's cells do not line
+    up with a one-line header (a multi-line header, or a library imported before empty
+    cells were kept): then the row is read after the whole header."""
+    if len(header) != 1:
+        return None
+    heads = [h.strip() for h in header[0].split(" | ")]
+    cells = [c.strip() for c in row.split(" | ")]
+    if len(heads) < 2 or len(cells) != len(heads):
+        return None
+    pairs = [f"{h}: {c}" if h else c for h, c in zip(heads, cells, strict=True) if c]
+    if len(pairs) < 2 or not cells[0]:
+        return None
+    return f"{pairs[0]} → " + "; ".join(pairs[1:])
 
 
 def _join_fragments(units: list[Evidence]) -> list[Evidence]:

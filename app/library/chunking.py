@@ -124,7 +124,17 @@ def _table_chunks(block: Block, page: int, heading: str, max_chars: int) -> list
 
 
 def embedding_text(chunk: ChunkDraft) -> str:
-    """What the embedder sees: the section heading, then the chunk."""
-    if chunk.heading and not chunk.text.startswith(chunk.heading):
-        return f"{chunk.heading}\n{chunk.text}"
-    return chunk.text
+    """What the embedder sees: the section heading, then the chunk (a table's rows with
+    their filled cells only: the empty ones keep cells under their columns for reading,
+    and say nothing to a sentence embedder)."""
+    text = chunk.text
+    if chunk.kind == "table":
+        text = "\n".join(filled_cells(line) for line in text.split("\n"))
+    if chunk.heading and not text.startswith(chunk.heading):
+        return f"{chunk.heading}\n{text}"
+    return text
+
+
+def filled_cells(row: str) -> str:
+    """A table line without its empty cells ("X |  | 5" -> "X | 5")."""
+    return " | ".join(cell for cell in row.split(" | ") if cell.strip())

@@ -200,7 +200,9 @@ def _reading_order(items: list[tuple[float, Block]]) -> list[Block]:
 
 def _table_block(table: RawTable) -> Block:
     lines = tuple(
-        TextLine(" | ".join(c for c in row if c), box)
+        # Empty cells are kept, so a cell stays under its column's heading ("a dot in
+        # the Digital Input column" is not "a dot in the first non-empty column").
+        TextLine(" | ".join(row), box)
         for row, box in zip(table.rows, table.row_boxes, strict=True)
     )
     return Block("table", lines, rows=tuple(table.rows))

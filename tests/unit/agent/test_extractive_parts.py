@@ -87,3 +87,15 @@ def test_a_quote_without_its_value_runs_on_into_the_next_sentence_of_its_passage
     assert grown[1:] == [other, row]
     # The best quote runs on only within its passage: the next unit is in another chunk.
     assert _with_next([other], units)[0].text == other.text
+
+
+def test_a_table_row_is_quoted_cell_by_cell_under_the_columns_it_fills() -> None:
+    from app.agent.extractive import table_row
+
+    header = ["Model | RS485 | M-Bus | Digital Input"]
+    assert table_row(header, "X-DI | ● |  | ●") == "Model: X-DI → RS485: ●; Digital Input: ●"
+    assert table_row(header, "X-MB |  | ● | ") == "Model: X-MB → M-Bus: ●"
+    # Cells that do not line up (a multi-line header, a row from an older import that
+    # dropped its empty cells) are read after the whole header instead.
+    assert table_row(header, "X-DI | ● | ●") is None
+    assert table_row(["Model | RS485", "(max) | (bps)"], "X | 9600") is None

@@ -146,3 +146,20 @@ def test_a_placeholder_metadata_title_gives_way_to_the_largest_first_page_text(
 
     assert document_title(doc, raws[0], "fallback") == pdfs.SECTION
     assert document_title(doc, None, "AX200 guide") == "AX200 guide"
+
+
+def test_a_table_lines_empty_cells_are_kept_so_cells_stay_under_their_columns() -> None:
+    from app.library.extract import RawTable, _table_block
+
+    rows = [("Model", "RS485", "Digital Input"), ("X-DI", "●", "●"), ("X-MB", "", "●")]
+    boxes = [(0.0, y, 100.0, y + 10.0) for y in (0.0, 10.0, 20.0)]
+    block = _table_block(RawTable((0.0, 0.0, 100.0, 30.0), rows, boxes))  # type: ignore[arg-type]
+    assert [line.text for line in block.lines][2] == "X-MB |  | ●"
+
+
+def test_the_embedder_reads_a_table_row_without_its_empty_cells() -> None:
+    from app.library.chunking import embedding_text
+    from app.library.models import ChunkDraft
+
+    table = ChunkDraft(1, "Model | RS485 | Input\nX-MB |  | ●", (), kind="table")
+    assert embedding_text(table) == "Model | RS485 | Input\nX-MB | ●"
