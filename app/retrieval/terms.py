@@ -109,8 +109,12 @@ def expansions(
 
 @lru_cache(maxsize=200_000)
 def token_stems(text: str) -> frozenset[str]:
-    """A line's stems and quantity keys (a text layer's words are whole: no joining)."""
-    return frozenset(stem(t) for t in tokenize(text)) | quantity_keys(text)
+    """A line's stems and quantity keys (a text layer's words are whole: no joining).
+
+    A re-ranked page's lines are mostly new to the cache, so this runs some thousand
+    times a search: the quantity keys are looked for only when a line may print one."""
+    stems = frozenset(map(stem, tokenize(text)))
+    return stems | quantity_keys(text) if QUANTITY_HINT.search(text) else stems
 
 
 @lru_cache(maxsize=200_000)
@@ -119,11 +123,8 @@ def line_stems(text: str) -> frozenset[str]:
     "out puts" holds "output")."""
     tokens = tokenize(text)
     joined = (a + b for a, b in pairwise(tokens) if a.isalpha() and b.isalpha())
-    return (
-        frozenset(stem(t) for t in tokens)
-        | frozenset(stem(j) for j in joined)
-        | quantity_keys(text)
-    )
+    stems = frozenset(map(stem, tokens)) | frozenset(map(stem, joined))
+    return stems | quantity_keys(text) if QUANTITY_HINT.search(text) else stems
 
 
 @lru_cache(maxsize=256)

@@ -200,6 +200,11 @@ class TextSearch:
             self._pages_seen[key] = self.store.page_chunks(doc_id, page)
         return self._pages_seen[key]
 
+    def _read_pages(self, keys: Sequence[tuple[int, int]]) -> None:
+        """Read the chunks of the pages not yet read this search, in one query."""
+        missing = [key for key in keys if key not in self._pages_seen]
+        self._pages_seen.update(self.store.pages_chunks(missing))
+
     def asked_quantities(self, query: QueryAnalysis, idf: dict[str, float]) -> tuple[str, ...]:
         """The quantities a question asks for: those its words name (the unit registry:
         "torque", "volts"), and those the library prints beside its rarest words. In a
@@ -390,10 +395,14 @@ class TextSearch:
         scanned = ocr.keys if ocr is not None else frozenset()
         top = ranked[0][1] or 1.0
         rescored, candidates = [], []
+        self._read_pages([key for key, _ in ranked])
+        vectors = self.vectors.get([c.id for key, _ in ranked for c in self._page_chunks(*key)])
         for (doc_id, page), first in ranked:
             page_chunks = self._page_chunks(doc_id, page)
-            vectors = self.vectors.get([c.id for c in page_chunks])
-            cos = max((float(v @ qvec) for v in vectors.values()), default=0.0)
+            cos = max(
+                (float(vectors[c.id] @ qvec) for c in page_chunks if c.id in vectors),
+                default=0.0,
+            )
             lines = _dedupe([ln for c in page_chunks for ln in c.lines]) or list(
                 self.store.page_lines(doc_id, page)
             )
