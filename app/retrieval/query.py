@@ -78,6 +78,11 @@ class QueryAnalysis:
 
 
 def tokenize(text: str) -> list[str]:
+    """The lower-cased tokens of a text. ASCII text is lowered first, in one call: the
+    pattern treats A-Z and a-z alike, so it finds the same tokens (not so beyond ASCII:
+    "°C" lowered is no token, and the Kelvin sign lowers to "k")."""
+    if text.isascii():
+        return _TOKEN.findall(text.lower())
     return [t.lower() for t in _TOKEN.findall(text)]
 
 

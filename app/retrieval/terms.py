@@ -109,9 +109,13 @@ def expansions(
 
 @lru_cache(maxsize=200_000)
 def token_stems(text: str) -> frozenset[str]:
-    """A line's stems and quantity keys (a text layer's words are whole: no joining)."""
+    """A line's stems and quantity keys (a text layer's words are whole: no joining).
+
+    A re-ranked page's lines are mostly new to the cache, so this runs some thousand
+    times a search: the quantity keys are looked for only when a line may print one."""
     tokens = tokenize(text)
-    return frozenset(stem(t) for t in tokens) | part_stems(tokens) | quantity_keys(text)
+    stems = frozenset(map(stem, tokens)) | part_stems(tokens)
+    return stems | quantity_keys(text) if QUANTITY_HINT.search(text) else stems
 
 
 @lru_cache(maxsize=200_000)
@@ -120,12 +124,8 @@ def line_stems(text: str) -> frozenset[str]:
     "out puts" holds "output")."""
     tokens = tokenize(text)
     joined = (a + b for a, b in pairwise(tokens) if a.isalpha() and b.isalpha())
-    return (
-        frozenset(stem(t) for t in tokens)
-        | part_stems(tokens)
-        | frozenset(stem(j) for j in joined)
-        | quantity_keys(text)
-    )
+    stems = frozenset(map(stem, tokens)) | part_stems(tokens) | frozenset(map(stem, joined))
+    return stems | quantity_keys(text) if QUANTITY_HINT.search(text) else stems
 
 
 @lru_cache(maxsize=256)

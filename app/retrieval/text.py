@@ -16,6 +16,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from itertools import islice
 from typing import Any, TypeVar
 
 import apsw
@@ -36,6 +37,7 @@ from app.library.text_queries import (
     open_reader,
     page_term_documents,
 )
+from app.library.vector_rows import database_version
 from app.retrieval.fusion import RRF_K, reciprocal_rank
 from app.retrieval.query import (
     QueryAnalysis,
@@ -117,6 +119,10 @@ class TextSearch:
         self._side: apsw.Connection | None = None
         self._pool: ThreadPoolExecutor | None = None
         self._beside: dict[tuple[int, str], tuple[str, ...]] = {}
+        # What the last search read of the library, kept while it is unchanged (_refresh).
+        self._version: tuple[int, int, int] | None = None
+        self._documents: list[DocumentInfo] = []
+        self._chunk_df: dict[str, int | None] = {}
         if store.library_dir is not None:
             use_cache_folder(store.library_dir / "cache" / "units")
         add_vocabulary_views(store.db)
@@ -128,7 +134,8 @@ class TextSearch:
         timings: dict[str, float] = {}
         self._pages_seen = {}
         t0 = time.perf_counter()
-        docs = {d.id: d for d in self.store.list_documents()}
+        self._refresh()
+        docs = {d.id: d for d in self._documents}
         query = analyse(text, list(docs.values()), self.product_names(list(docs.values())))
         allowed = set(documents) if documents else None
         idf = self._idf(query.terms)
@@ -180,6 +187,16 @@ class TextSearch:
         confidence = hits[0].confidence if hits else 0.0
         return SearchResult(query, tuple(hits), confidence, timings, tuple(candidates), qvec)
 
+    def _refresh(self) -> None:
+        """Read the document list again, and forget the terms' chunk counts, when the
+        library has changed since the last search (an import or removal, by this
+        connection or another: ``database_version``)."""
+        version = database_version(self.store.db)
+        if version != self._version:
+            self._version = version
+            self._documents = self.store.list_documents()
+            self._chunk_df = {}
+
     def product_names(self, documents: Sequence[DocumentInfo]) -> dict[int, frozenset[str]]:
         """Each document's product names (``query.product_names``), a word of a name
         counting only when no other manual's text holds it; kept until the documents change."""
@@ -199,6 +216,11 @@ class TextSearch:
         if key not in self._pages_seen:
             self._pages_seen[key] = self.store.page_chunks(doc_id, page)
         return self._pages_seen[key]
+
+    def _read_pages(self, keys: Sequence[tuple[int, int]]) -> None:
+        """Read the chunks of the pages not yet read this search, in one query."""
+        missing = [key for key in keys if key not in self._pages_seen]
+        self._pages_seen.update(self.store.pages_chunks(missing))
 
     def asked_quantities(self, query: QueryAnalysis, idf: dict[str, float]) -> tuple[str, ...]:
         """The quantities a question asks for: those its words name (the unit registry:
@@ -266,7 +288,10 @@ class TextSearch:
             parts = term.replace("-", " ").replace(".", " ").replace("/", " ").split()
             counts = []
             for part in parts:
-                counts.append(chunk_term_documents(self.store.db, stem(part)) or 0)
+                root = stem(part)
+                if root not in self._chunk_df:
+                    self._chunk_df[root] = chunk_term_documents(self.store.db, root)
+                counts.append(self._chunk_df[root] or 0)
             freq[term] = min(counts) if counts else 0
         return idf_weights(terms, freq, total)
 
@@ -390,10 +415,14 @@ class TextSearch:
         scanned = ocr.keys if ocr is not None else frozenset()
         top = ranked[0][1] or 1.0
         rescored, candidates = [], []
+        self._read_pages([key for key, _ in ranked])
+        vectors = self.vectors.get([c.id for key, _ in ranked for c in self._page_chunks(*key)])
         for (doc_id, page), first in ranked:
             page_chunks = self._page_chunks(doc_id, page)
-            vectors = self.vectors.get([c.id for c in page_chunks])
-            cos = max((float(v @ qvec) for v in vectors.values()), default=0.0)
+            cos = max(
+                (float(vectors[c.id] @ qvec) for c in page_chunks if c.id in vectors),
+                default=0.0,
+            )
             lines = _dedupe([ln for c in page_chunks for ln in c.lines]) or list(
                 self.store.page_lines(doc_id, page)
             )
@@ -436,13 +465,15 @@ class TextSearch:
     ) -> list[PageHit]:
         ocr = self._ocr_vocabulary(docs)
         scanned = ocr.keys if ocr is not None else frozenset()
+        wanted = {key for key, _ in ranked}
+        found: dict[tuple[int, int], list[StoredChunk]] = defaultdict(list)
+        for c in chunks.values():
+            if (c.document_id, c.page) in wanted:
+                found[(c.document_id, c.page)].append(c)
         hits = []
         for (doc_id, page), score in ranked:
             doc = docs[doc_id]
-            page_chunks = sorted(
-                (c for c in chunks.values() if c.document_id == doc_id and c.page == page),
-                key=lambda c: -fused.get(c.id, 0.0),
-            )
+            page_chunks = sorted(found[(doc_id, page)], key=lambda c: -fused.get(c.id, 0.0))
             lines = [ln for c in self._page_chunks(doc_id, page) for ln in c.lines]
             if not lines:
                 lines = list(self.store.page_lines(doc_id, page))
@@ -577,10 +608,13 @@ def window_coverage(
     stems_of_line = line_stems if scanned else token_stems
     wanted = {stem(t): w for t, w in idf.items()}
     aliases = alias_map(list(idf)) if aliases is None else aliases
+    # Only the aliases of wanted stems can be found (in the same order, so the sets built
+    # below are the same): most questions have none, and each line is then spared a loop.
+    aliases = {a: t for a, t in aliases.items() if t in wanted}
     base = _found(stems_of(context), wanted, aliases)
     # Per line, only the wanted stems it holds: windows then union a few tiny sets. Most
     # lines hold none, and a substring test says so without tokenising them.
-    quick = term_filter(frozenset(wanted) | {a for a, t in aliases.items() if t in wanted})
+    quick = term_filter(frozenset(wanted) | set(aliases))
     hits = [
         _found(stems_of_line(text), wanted, aliases) if quick.may_hold(text) else frozenset()
         for text in lines
@@ -589,7 +623,7 @@ def window_coverage(
     # A window gains nothing by starting on a line without a question term.
     for start in (i for i, stems in enumerate(hits) if stems):
         found, size = set(base), 0
-        for offset, stems in enumerate(hits[start:]):
+        for offset, stems in enumerate(islice(hits, start, None)):
             size += len(lines[start + offset])
             if offset >= window and size > chars:
                 break

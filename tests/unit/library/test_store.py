@@ -246,3 +246,19 @@ def test_a_library_folder_that_cannot_be_created_is_a_clear_store_error(tmp_path
 
     with pytest.raises(StoreError, match="cannot create library folder"):
         Store.open(blocker / "lib")
+
+
+def test_several_pages_read_at_once_hold_what_each_page_read_alone_does(
+    store: Store, hashing_embedder: HashingEmbedder
+) -> None:
+    first = store.add_document(new_document(hashing_embedder))
+    second = store.add_document(new_document(hashing_embedder, sha="b" * 64, name="Other.pdf"))
+    keys = [(second, 1), (first, 1), (first, 99)]
+
+    pages = store.pages_chunks(keys)
+
+    assert list(pages) == keys
+    for doc_id, page in keys:
+        assert pages[(doc_id, page)] == store.page_chunks(doc_id, page)
+    assert pages[(first, 1)] and pages[(first, 99)] == []
+    assert store.pages_chunks([]) == {}

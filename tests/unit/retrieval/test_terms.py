@@ -3,11 +3,19 @@ words a scan split in two, inflections in BM25, and the names that route to a pr
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from itertools import pairwise
 
 from app.library.models import DocumentInfo, ManualProfile, StoredChunk, TextLine
-from app.retrieval.query import analyse, fts_query, product_names, stem
-from app.retrieval.terms import OcrVocabulary, TermFilter, expansions, line_stems
+from app.retrieval.query import analyse, fts_query, part_stems, product_names, stem, tokenize
+from app.retrieval.terms import (
+    OcrVocabulary,
+    TermFilter,
+    expansions,
+    line_stems,
+    token_stems,
+)
 from app.retrieval.text import page_coverage, window_coverage
 from app.retrieval.units import quantity_keys
 
@@ -199,3 +207,24 @@ def test_a_contents_page_does_not_outscore_the_page_it_points_at() -> None:
 
     assert coverage(contents) == 0.0
     assert coverage(page) == 1.0
+
+
+def test_a_line_has_the_stems_of_the_slow_reading_ascii_or_not() -> None:
+    """The fast paths (one lower() for an ASCII line, no unit parse for a line that prints
+    no quantity) give what stemming every token and parsing every line gives."""
+    pattern = re.compile(r"[A-Za-z0-9]+(?:[.\-/+][A-Za-z0-9]+)*\+?|°[CF]|[✱★▲▼◄►#Ω]")
+    lines = [
+        "Set SW1-ON, then Press ENTER (13.8 V, 500mA)",
+        "Torque 2.5 N·m at 20 °C; out puts ★ OK",
+        "Temperature 40°F \u212aelvin İstanbul 10 Ω",
+        "Fuse Rated Current(A) AUX+ 12V/24V #3",
+        "no numbers here, just wiring the batteries",
+    ]
+    for line in lines:
+        slow_tokens = [t.lower() for t in pattern.findall(line)]
+        assert tokenize(line) == slow_tokens
+        parts = part_stems(slow_tokens)
+        slow = frozenset(stem(t) for t in slow_tokens) | parts | quantity_keys(line)
+        assert token_stems(line) == slow
+        joined = [a + b for a, b in pairwise(slow_tokens) if a.isalpha() and b.isalpha()]
+        assert line_stems(line) == slow | frozenset(stem(j) for j in joined)
