@@ -140,11 +140,13 @@ def _porter(word: str) -> str:
 
 
 def content_terms(text: str) -> list[str]:
-    seen: dict[str, None] = {}
+    """A question's content words, in order, one per stem: "what counts as a long press,
+    and how do I count it" weighs "count" once, not once per form."""
+    seen: dict[str, str] = {}
     for token in tokenize(text):
         if token not in STOPWORDS and (len(token) > 1 or token.isdigit() or not token.isalnum()):
-            seen.setdefault(token, None)
-    return list(seen)
+            seen.setdefault(stem(token), token)
+    return list(seen.values())
 
 
 def product_names(

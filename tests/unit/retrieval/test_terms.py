@@ -228,3 +228,10 @@ def test_a_line_has_the_stems_of_the_slow_reading_ascii_or_not() -> None:
         assert token_stems(line) == slow
         joined = [a + b for a, b in pairwise(slow_tokens) if a.isalpha() and b.isalpha()]
         assert line_stems(line) == slow | frozenset(stem(j) for j in joined)
+
+
+def test_a_questions_word_weighs_once_whatever_forms_it_takes() -> None:
+    from app.retrieval.query import content_terms
+
+    terms = content_terms("How long must I press it to count, and what counts as a quick press?")
+    assert terms == ["long", "must", "press", "count", "quick"]
