@@ -1,14 +1,14 @@
 """Weights of the abstention model (``abstention.py``). Written by ``bench/fit_abstention.py``;
 do not edit."""
 
-BIAS = -2.6411
+BIAS = -1.0712
 WEIGHTS: dict[str, float] = {
-    "support": 0.8478,
-    "best": 0.4470,
-    "quantity": 0.3333,
-    "rank_score": 0.9161,
-    "salient": 0.9308,
-    "asked": 1.0200,
+    "support": 0.0000,
+    "best": 0.0000,
+    "quantity": 0.0000,
+    "rank_score": 0.0000,
+    "salient": 0.0000,
+    "asked": 1.2232,
 }
-ABSTAIN_BELOW = 0.38
-HEDGE_BELOW = 0.53
+ABSTAIN_BELOW = 0.4700
+HEDGE_BELOW = 0.5326

@@ -36,3 +36,31 @@ def test_the_threshold_keeps_false_abstentions_within_the_limit() -> None:
     t = threshold(samples, w, max_false=0.0)
     got = figures(samples, w, t)
     assert got["false"] == 0 and got["declined_right"] >= 2
+
+
+def test_signals_are_chosen_by_how_they_do_on_the_corpus_left_out() -> None:
+    from fit_abstention import choose_signals
+
+    rng = np.random.default_rng(0)
+    samples = []
+    for corpus, shift in (("a", 0.0), ("b", 1.0), ("c", -1.0)):
+        for i in range(30):
+            answerable = i % 3 != 0
+            row = np.zeros(len(SIGNALS))
+            row[-1] = (0.9 if answerable else 0.2) + rng.normal(0, 0.05)  # means the same
+            # everywhere; the first signal separates within a corpus only (its scale shifts)
+            row[0] = shift + (0.5 if answerable else 0.0) + rng.normal(0, 0.05)
+            samples.append(Sample(corpus, f"{corpus}{i}", row[None, :], answerable))
+    assert choose_signals(samples, max_false=0.05) == [len(SIGNALS) - 1]
+
+
+def test_the_hedged_band_holds_at_most_its_share_of_the_answerable_questions() -> None:
+    from fit_abstention import hedge_threshold
+
+    w = np.zeros(len(SIGNALS) + 1)
+    w[0], w[1] = -5.0, 10.0
+    samples = [sample(True, x) for x in np.linspace(0.45, 1.0, 10)]
+    t = 0.4
+    h = hedge_threshold(samples, w, t, share=0.2)
+    p = probabilities(samples, w)
+    assert ((p >= t) & (p < h)).sum() == 2  # the two least sure of ten
