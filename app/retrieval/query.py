@@ -273,10 +273,12 @@ def asked_parts(text: str) -> list[list[str]]:
             elif token not in STOPWORDS:
                 if len(part) == MAX_ASKED_WORDS:
                     # A long first item of a list ("the factory default user PIN, master
-                    # code and ...") keeps its first words; the list goes on.
+                    # code and ...") is a noun phrase: its last words name the thing
+                    # ("user PIN"); the list goes on.
                     listed = _next_listed(tokens, i)
                     if listed < 0:
                         break
+                    part = [*part, *tokens[i:listed]][-MAX_ASKED_WORDS:]
                     i = listed
                     continue
                 part.append(token)

@@ -82,7 +82,7 @@ def test_only_what_a_question_asks_for_names_its_quantity() -> None:
         ),
         (
             "What are the factory default user PIN, master code and guard code?",
-            [["factory", "default", "user"], ["master", "code"], ["guard", "code"]],
+            [["default", "user", "pin"], ["master", "code"], ["guard", "code"]],
         ),
         ("Which key sends medical alarm on the keypad?", [["key", "sends", "medical"]]),
     ],
