@@ -37,6 +37,7 @@ _CELL_NUMBER = re.compile(r"\|\s*[-+±]?\d")
 _BULLET = re.compile(r"^\s*[•●○◦▪■□◆◇►▶➢➤✓✔⚫⚪\-–*·]\s+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(“\"])")
 _BRACKETED_NUMBER = re.compile(r"\[(\d+)\]")
+_JOINER = re.compile(r"[.\-/+]")
 SALIENT_TERMS = 2
 # A quote for the second thing a question asks for must score this share of the best.
 PART_SCORE = 0.4
@@ -257,9 +258,13 @@ def _stems(text: str) -> set[str]:
 
 
 def _found(term: str, stems: Collection[str]) -> bool:
-    """A term is found by its stem, or, when it names a quantity, by a value of it."""
+    """A term is found by its stem, or, when it names a quantity, by a value of it; a
+    joined term ("factory-default", "on/off") also by all of its words."""
     key = asked_key(term)
-    return stem(term) in stems or (key is not None and key in stems)
+    if stem(term) in stems or (key is not None and key in stems):
+        return True
+    words = [w for w in _JOINER.split(term) if len(w) > 1 and w.isalpha()]
+    return len(words) > 1 and all(stem(w) in stems for w in words)
 
 
 def answer_weights(

@@ -99,3 +99,11 @@ def test_a_table_row_is_quoted_cell_by_cell_under_the_columns_it_fills() -> None
     # dropped its empty cells) are read after the whole header instead.
     assert table_row(header, "X-DI | ● | ●") is None
     assert table_row(["Model | RS485", "(max) | (bps)"], "X | 9600") is None
+
+
+def test_a_joined_question_word_is_found_by_its_words() -> None:
+    from app.agent.extractive import _found, _stems
+
+    quoted = _stems("The factory default user code is 1234.")
+    assert _found("factory-default", quoted)
+    assert not _found("factory-reset", quoted)
