@@ -5,13 +5,13 @@
 Every question of every development set (unanswerable ones included) is asked through the
 no-LLM agent, and the abstention signals (``app/agent/abstention.py``) of every quote set it
 weighs are kept: it answers when the best of its searches' quotes clears the threshold.
-First the signals are chosen: every set of them is fitted on all corpora but one and
-judged on the one left out, and the set that declines most there, with false abstentions
-within ``--max-false``, is kept (the best five are printed). A logistic model of "the
-evidence answers it" over those is fitted on all the sets, then the threshold
-below which Lantern declines: the highest one that keeps false abstentions (by each
-question's best quote set) at or under ``--max-false`` of the answerable questions, and
-the band above it where answers are hedged (``hedge_threshold``).
+Every set of signals is first fitted on all corpora but one and judged on the one left
+out, and the sets that decline most there, with false abstentions within ``--max-false``
+on every corpus, are printed; ``--choose-signals`` ships the best of them instead of all
+six. A logistic model of "the evidence answers it" is fitted on all the sets, then the
+threshold below which Lantern declines: the highest one that keeps false abstentions (by
+each question's best quote set) at or under ``--max-false`` of the answerable questions,
+and the band above it where answers are hedged (``hedge_threshold``).
 
 Printed per corpus: the model fitted on the other corpus, on this one, and on all (the
 one that ships with ``--write``, into ``app/agent/abstention_weights.py``): unanswerables
@@ -148,10 +148,21 @@ def _only(sample: Sample, used: Sequence[int]) -> Sample:
     return Sample(sample.corpus, sample.question, sample.runs[:, list(used)], sample.answerable)
 
 
-def leave_one_out(samples: Sequence[Sample], max_false: float) -> tuple[int, int, int, int]:
+@dataclass(frozen=True)
+class LeftOut:
+    """How a model fitted on the other corpora does on each corpus left out."""
+
+    declined: int
+    unanswerable: int
+    false: int
+    worst_false_share: float  # the highest share of false abstentions on any one corpus
+
+
+def leave_one_out(samples: Sequence[Sample], max_false: float) -> LeftOut:
     """Unanswerables declined and false abstentions over every corpus, each by a model
-    fitted on the other corpora (declined, unanswerable, false, answerable)."""
-    declined = unanswerable = false = answerable = 0
+    fitted on the other corpora."""
+    declined = unanswerable = false = 0
+    worst = 0.0
     for corpus in sorted({s.corpus for s in samples}):
         train = [s for s in samples if s.corpus != corpus]
         if not train:
@@ -161,30 +172,31 @@ def leave_one_out(samples: Sequence[Sample], max_false: float) -> tuple[int, int
         declined += f["declined_right"]
         unanswerable += f["unanswerable"]
         false += f["false"]
-        answerable += f["answerable"]
-    return declined, unanswerable, false, answerable
+        worst = max(worst, f["false"] / max(f["answerable"], 1))
+    return LeftOut(declined, unanswerable, false, worst)
 
 
 def choose_signals(samples: Sequence[Sample], max_false: float) -> list[int]:
-    """The signals the model uses, chosen by how a model of them does on corpora it was not
-    fitted on: most unanswerables declined with false abstentions within ``max_false`` of
-    the answerable questions (then fewest false, then fewest signals). A signal whose
-    meaning shifts from one corpus to the next (the ranker's score, the term support)
-    fits the corpora it sees and misleads on the next; here that shows, and it is left out.
-    Every subset is tried and the best few are printed."""
+    """The set of signals a model does best with on corpora it was not fitted on: most
+    unanswerables declined while false abstentions stay within ``max_false`` on every
+    corpus left out (then fewest false, then fewest signals). Within every corpus, not in
+    sum: a model that declines well on one trade and answers too few questions of another
+    does not generalise. Every subset is tried and the best few are printed."""
     scored = []
     for size in range(1, len(SIGNALS) + 1):
         for used in itertools.combinations(range(len(SIGNALS)), size):
-            declined, unanswerable, false, answerable = leave_one_out(
-                [_only(s, used) for s in samples], max_false
-            )
-            within = false <= max_false * max(answerable, 1)
-            scored.append(((within, declined, -false, -size), used, declined, unanswerable, false))
+            out = leave_one_out([_only(s, used) for s in samples], max_false)
+            within = out.worst_false_share <= max_false
+            scored.append(((within, out.declined, -out.false, -size), used, out))
     scored.sort(key=lambda x: x[0], reverse=True)
-    print("signals by leave-one-corpus-out (declined / false, summed over the corpora left out):")
-    for _, used, declined, unanswerable, false in scored[:5]:
+    print("signals by leave-one-corpus-out (summed over the corpora left out; the worst")
+    print("corpus's false abstentions must stay within the limit):")
+    for (within, *_), used, out in scored[:6]:
         names = ", ".join(SIGNALS[i] for i in used)
-        print(f"  {declined}/{unanswerable} declined, {false} false: {names}")
+        print(
+            f"  {out.declined}/{out.unanswerable} declined, {out.false} false"
+            f" (worst corpus {out.worst_false_share:.0%}{'' if within else ', over'}): {names}"
+        )
     print()
     return list(scored[0][1])
 
@@ -230,11 +242,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--max-false", type=float, default=0.05)
     parser.add_argument("--write", action="store_true", help="save the all-sets fit")
     parser.add_argument("--signals", type=Path, help="save the signals here, or reuse them")
+    parser.add_argument(
+        "--choose-signals",
+        action="store_true",
+        help="ship only the signals chosen by leave-one-corpus-out (default: all of them)",
+    )
     args = parser.parse_args(argv)
     sets = [BenchSet.parse(s) for s in (args.sets or DEFAULT_SETS)]
     everything = cached(args.signals, sets, args.cache, collect)
     corpora = sorted({s.corpus for s in everything})
-    used = choose_signals(everything, args.max_false)
+    chosen = choose_signals(everything, args.max_false)
+    used = chosen if args.choose_signals else list(range(len(SIGNALS)))
     samples = [_only(s, used) for s in everything]
     w_all = fit(samples)
     t_all = threshold(samples, w_all, args.max_false)

@@ -19,14 +19,12 @@ word for word by a page that prints no fuse rating. So the no-LLM answer weighs:
   asks yes or no).
 
 A logistic model turns them into the probability that the evidence answers the question.
-Which signals it uses is chosen by leave-one-corpus-out (``bench/fit_abstention.py`` tries
-every set of them, fitting on the other development corpora and counting declines and
-false abstentions on the one left out): a signal whose scale shifts from one library to
-the next (the ranker's score, the term support) fits the corpora it is fitted on and
-misleads on a new one, so it gets no weight. Its weights and the two thresholds (decline
-below ``ABSTAIN_BELOW``; answer with a caution that the manual may not state it exactly
-below ``HEDGE_BELOW``, the least sure fifth of the answers) are then fitted on all the
-development sets, and the script prints their precision and recall across corpora.
+Its weights and the two thresholds (decline below ``ABSTAIN_BELOW``; answer with a caution
+that the manual may not state it exactly below ``HEDGE_BELOW``, the least sure fifth of
+the answers) are fitted on the development sets by ``bench/fit_abstention.py``, which
+prints their precision and recall across corpora, and how every smaller set of signals
+would do on a corpus it was not fitted on. None yet both transfers and declines the
+plain cases (a question about a thing no manual prints): see the README's benchmarks.
 """
 
 from __future__ import annotations

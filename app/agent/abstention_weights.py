@@ -1,14 +1,14 @@
 """Weights of the abstention model (``abstention.py``). Written by ``bench/fit_abstention.py``;
 do not edit."""
 
-BIAS = -1.1007
+BIAS = -2.6234
 WEIGHTS: dict[str, float] = {
-    "support": 0.0000,
-    "best": 0.0000,
-    "quantity": 0.0000,
-    "rank_score": 0.0000,
-    "salient": 0.0000,
-    "asked": 1.2542,
+    "support": 0.8246,
+    "best": 0.4371,
+    "quantity": 0.3650,
+    "rank_score": 0.9202,
+    "salient": 1.0110,
+    "asked": 0.9547,
 }
-ABSTAIN_BELOW = 0.4700
-HEDGE_BELOW = 0.5329
+ABSTAIN_BELOW = 0.3800
+HEDGE_BELOW = 0.5198

@@ -26,8 +26,8 @@ class Region:
     score: float
 
 
-# A contents or index entry: a leader of dots or rules, then a page number ("Fire
-# Verification ........ 83", "8.2. HOME AUTOMATION ______ 48").
+# A contents or index entry: a leader of dots or rules, then a page number ("Wiring the
+# outputs ........ 83", "8.2. SETTINGS ______ 48").
 _LEADER = re.compile(r"(?:[._·…]\s?){4,}\s*\d{1,4}\b")
 
 

@@ -19,6 +19,7 @@ def test_more_evidence_never_makes_an_answer_less_likely() -> None:
 
     for name in SIGNALS:
         assert answerable(signals(**{name: 1.0})) >= answerable(signals(**{name: 0.0}))
+    assert answerable(signals(support=0.9)) > answerable(signals(support=0.2))
     assert answerable(signals(asked=1.0)) > answerable(signals(asked=0.2))
 
 
@@ -29,7 +30,7 @@ def test_verdict_bands() -> None:
     assert verdict(HEDGE_BELOW + 0.01) == "answer"
 
 
-def test_quotes_that_miss_what_is_asked_are_declined_and_those_that_hold_it_answered() -> None:
+def test_a_question_the_evidence_barely_touches_is_declined() -> None:
     weak = signals(support=0.05, best=0.05, salient=0.0, rank_score=0.2, asked=0.2)
     assert verdict(answerable(weak)) == "abstain"
     strong = signals(support=1.0, best=0.8, salient=1.0, rank_score=1.5, asked=1.0)

@@ -47,8 +47,8 @@ def test_signals_are_chosen_by_how_they_do_on_the_corpus_left_out() -> None:
         for i in range(30):
             answerable = i % 3 != 0
             row = np.zeros(len(SIGNALS))
-            row[-1] = (0.9 if answerable else 0.2) + rng.normal(0, 0.05)  # means the same
-            # everywhere; the first signal separates within a corpus only (its scale shifts)
+            row[-1] = 1.0 if answerable else 0.0  # means the same in every corpus; the
+            # first signal separates within a corpus only (its scale shifts)
             row[0] = shift + (0.5 if answerable else 0.0) + rng.normal(0, 0.05)
             samples.append(Sample(corpus, f"{corpus}{i}", row[None, :], answerable))
     assert choose_signals(samples, max_false=0.05) == [len(SIGNALS) - 1]
