@@ -105,7 +105,7 @@ def part_stems(tokens: Sequence[str]) -> frozenset[str]:
     return frozenset(
         stem(part)
         for token in tokens
-        if _JOINER.search(token)
+        if not token.isalnum() and _JOINER.search(token)
         for part in _JOINER.split(token)
         if len(part) > 1 and part.isalpha()
     )
