@@ -99,6 +99,12 @@ def test_a_table_row_is_quoted_cell_by_cell_under_the_columns_it_fills() -> None
     # dropped its empty cells) are read after the whole header instead.
     assert table_row(header, "X-DI | ● | ●") is None
     assert table_row(["Model | RS485", "(max) | (bps)"], "X | 9600") is None
+    # Settings and their values with no header row: the first row is not a heading.
+    assert table_row(["Supply voltage | 230 V"], "Frequency | 50 Hz") is None
+    header = ["Standby current | 7 Ah battery | 18 Ah battery"]  # values in a real header
+    assert table_row(header, "500 mA | 11.9 h | 30.6 h") == (
+        "Standby current: 500 mA → 7 Ah battery: 11.9 h; 18 Ah battery: 30.6 h"
+    )
 
 
 def test_a_joined_question_word_is_found_by_its_words() -> None:
