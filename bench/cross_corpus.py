@@ -8,7 +8,8 @@ run pays for OCR). Then every question of its dataset is asked blind, with no LL
 Lantern (the same path as ``python -m app ask``) and by the naive baseline
 (``bench/baseline.py``). Printed per corpus and per category: Hit@1/3/5, MRR, manual
 accuracy, key-fact recall, key facts under the highlighted regions, unanswerables
-abstained, false abstentions, answer latency p50/p95.
+abstained, false abstentions, answers hedged ("the manuals may not state this exactly"),
+the median answer length in characters, answer latency p50/p95.
 
 Sets are ``NAME=CORPUS_DIR:DATASET``; by default the two development corpora, the
 held-out questions over the first, and the repository's generated sample manuals. The
@@ -39,6 +40,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from baseline import NaiveBaseline  # noqa: E402
 
+from app.agent.extractive import HEDGE_LEAD  # noqa: E402
 from app.bench.dataset import BenchItem, load_dataset  # noqa: E402
 from app.bench.judge import KeyFactJudge  # noqa: E402
 from app.bench.metrics import summarise  # noqa: E402
@@ -156,6 +158,8 @@ COLUMNS = (
     ("region_fact_recall", "in-region", "{:.3f}"),
     ("abstained", "unans-abst", "{}"),
     ("false_abstentions", "false-abst", "{}"),
+    ("hedged", "hedged", "{}"),
+    ("answer_chars_p50", "chars p50", "{:.0f}"),
     ("latency_p50_s", "p50 ms", "ms"),
     ("latency_p95_s", "p95 ms", "ms"),
 )
@@ -178,10 +182,14 @@ def block(items: Sequence[BenchItem], records: Sequence[dict[str, Any]], answers
         row["abstained"] = f"{sum(r['abstained'] for r in unans)}/{len(unans)}" if unans else "-"
         if answers:
             row.update(summarise_regions([i for i, _ in chosen], [r for _, r in chosen]))
+            answered = [r["answer"] for _, r in chosen if not r["abstained"]]
+            # Answers that say the manuals may not state it exactly, and how long answers are.
+            row["hedged"] = sum(a.startswith(HEDGE_LEAD) for a in answered)
+            row["answer_chars_p50"] = statistics.median(map(len, answered)) if answered else None
         else:
-            for key in ("key_fact_recall", "abstained", "false_abstentions"):
+            for key in ("key_fact_recall", "abstained", "false_abstentions", "hedged"):
                 row[key] = None
-            row["region_fact_recall"] = None
+            row["region_fact_recall"] = row["answer_chars_p50"] = None
         out[name] = row
     return out
 

@@ -21,7 +21,7 @@ import numpy as np
 from app.agent.abstention import AnswerSignals, answerable, verdict
 from app.library.models import Box, TextLine, union_box
 from app.library.store import Store
-from app.retrieval.query import stem, stems_of, tokenize
+from app.retrieval.query import joined_words, stem, stems_of, tokenize
 from app.retrieval.regions import is_contents_line
 from app.retrieval.text import PageHit, SearchResult, header_band
 from app.retrieval.units import asked_key, quantity_keys
@@ -37,7 +37,6 @@ _CELL_NUMBER = re.compile(r"\|\s*[-+±]?\d")
 _BULLET = re.compile(r"^\s*[•●○◦▪■□◆◇►▶➢➤✓✔⚫⚪\-–*·]\s+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(“\"])")
 _BRACKETED_NUMBER = re.compile(r"\[(\d+)\]")
-_JOINER = re.compile(r"[.\-/+]")
 SALIENT_TERMS = 2
 # A quote for the second thing a question asks for must score this share of the best.
 PART_SCORE = 0.4
@@ -263,7 +262,7 @@ def _found(term: str, stems: Collection[str]) -> bool:
     key = asked_key(term)
     if stem(term) in stems or (key is not None and key in stems):
         return True
-    words = [w for w in _JOINER.split(term) if len(w) > 1 and w.isalpha()]
+    words = joined_words(term)
     return len(words) > 1 and all(stem(w) in stems for w in words)
 
 
@@ -321,8 +320,9 @@ def _units(store: Store, hit: PageHit, rank: int) -> list[Evidence]:
         units.extend(
             replace(u, chunk_id=chunk.id) for u in _sentences(chunk.lines, hit, rank, context)
         )
-    # A contents entry names where the answer is, not the answer.
-    return [u for u in _dedupe(_join_fragments(units)) if not is_contents_line(u.text)]
+    # A contents entry names where the answer is, not the answer. (Units printed twice are
+    # dropped by the caller, across all the quoted pages.)
+    return [u for u in _join_fragments(units) if not is_contents_line(u.text)]
 
 
 def table_row(header: Sequence[str], row: str) -> str | None:

@@ -103,12 +103,16 @@ def part_stems(tokens: Sequence[str]) -> frozenset[str]:
     do for the full-text index (which splits at punctuation). The joined token itself
     stays, so a question's code ("li-ion", "13.8") still meets it whole."""
     return frozenset(
-        stem(part)
-        for token in tokens
-        if not token.isalnum() and _JOINER.search(token)
-        for part in _JOINER.split(token)
-        if len(part) > 1 and part.isalpha()
+        stem(word) for token in tokens if not token.isalnum() for word in joined_words(token)
     )
+
+
+def joined_words(token: str) -> list[str]:
+    """The words a token joins with punctuation ("power/volume" -> power, volume; "3.blue"
+    -> blue); none for a plain word or a number."""
+    if not _JOINER.search(token):
+        return []
+    return [part for part in _JOINER.split(token) if len(part) > 1 and part.isalpha()]
 
 
 def alias_map(terms: Sequence[str]) -> dict[str, str]:

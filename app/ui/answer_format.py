@@ -33,15 +33,18 @@ def inline(text: str, link_color: str) -> str:
 
 
 def tidy_row(text: str) -> str:
-    """A quoted table row ``A | B → x | y`` read as ``A: x · B: y`` when the cells pair up."""
-    if "→" not in text or "|" not in text:
+    """A quoted table row as the answerer reads it cell by cell ("Terminal: AUX+ → Rating:
+    13.8 V; Function: power out", ``extractive.table_row``), with the column headings in
+    bold. The pairing itself is the answerer's: it knows when a first row is no header."""
+    if " → " not in text or "|" in text:
         return text
-    head, _, row = text.partition("→")
-    keys = [c.strip() for c in head.split("|")]
-    values = [c.strip() for c in row.split("|")]
-    if len(keys) != len(values) or not all(keys):
-        return text
-    return " · ".join(f"**{k}:** {v}" for k, v in zip(keys, values, strict=True))
+    label, _, rest = text.partition(" → ")
+    head, colon, value = label.rpartition(": ")
+    cells = [f"**{head}:** {value}" if colon else label]
+    for cell in rest.split("; "):
+        key, colon, value = cell.partition(": ")
+        cells.append(f"**{key}:** {value}" if colon else cell)
+    return " · ".join(cells)
 
 
 def answer_html(text: str, link_color: str = "#2f6fde") -> str:

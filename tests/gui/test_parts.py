@@ -76,7 +76,7 @@ def test_progress_is_throttled_but_phase_edges_always_pass():
 
 def test_answer_html_formats_lists_rows_and_citations():
     text = (
-        "From the manuals:\n- Terminal | Rating → AUX+ | 13.8 V DC [1]\n- **Bold** `code`\n\n"
+        "From the manuals:\n- Terminal: AUX+ → Rating: 13.8 V DC [1]\n- **Bold** `code`\n\n"
         "Sources:\n[1] Manual p.6"
     )
     html = answer_html(text, "#123456")
@@ -85,7 +85,8 @@ def test_answer_html_formats_lists_rows_and_citations():
     assert 'href="cite:1"' in html and "#123456" in html
     assert "Sources" not in html and "<code>code</code>" in html
     assert split_sources(text)[1] == [(1, "Manual p.6")]
-    assert tidy_row("A | B → 1 | 2 | 3") == "A | B → 1 | 2 | 3"  # cells do not pair up
+    # A row the answerer could not pair with its headings is shown as quoted.
+    assert tidy_row("A | B → 1 | 2 | 3") == "A | B → 1 | 2 | 3"
     assert answer_html("<script>**half") == "<p style='margin:0 0 6px 0'>&lt;script&gt;**half</p>"
 
 
