@@ -18,7 +18,14 @@ from functools import lru_cache
 import Stemmer
 
 from app.library.models import DocumentInfo
-from app.retrieval.units import QUANTITY, asked_key, is_unit_name, quantity_keys, unit_key
+from app.retrieval.units import (
+    QUANTITY,
+    asked_key,
+    is_unit_name,
+    measure_keys,
+    quantity_keys,
+    unit_key,
+)
 
 
 def _words(text: str) -> list[str]:
@@ -312,15 +319,21 @@ def _asked_quantities(text: str) -> tuple[str, ...]:
     """Quantities the words of what the question asks for name ("what voltage", "how many
     amps"; ``asked_words``), and its unit symbols there written with both cases ("mAh",
     "kHz"), which are units rather than words or acronyms. Values and quantities told as
-    circumstance ("with a 12 V feed") are not asked for."""
+    circumstance ("with a 12 V feed") are not asked for. "How long" asks for a time
+    (``units.measure_keys``)."""
     asked = asked_words(text)
     keys = [k for t in asked if (k := asked_key(t) or _asked_unit(t)) is not None]
+    for adjective in _HOW.findall(text):
+        keys.extend(measure_keys(adjective))
     wanted = set(asked)
     for token in re.findall(r"[A-Za-z]{2,5}", text):
         mixed = any(c.isupper() for c in token[1:]) and not token.isupper()
         if mixed and token.lower() in wanted and (k := unit_key(token)) is not None:
             keys.append(k)
     return tuple(dict.fromkeys(keys))
+
+
+_HOW = re.compile(r"\bhow\s+([a-z]+)\b", re.IGNORECASE)
 
 
 def _asked_unit(word: str) -> str | None:

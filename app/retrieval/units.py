@@ -154,14 +154,27 @@ def unit_key(symbol: str) -> str | None:
 # Most lines hold neither, and this one search says so without parsing them.
 QUANTITY_HINT = re.compile(r"\d\s?[A-Za-zµμΩ°℃℉%]|[(\[]\s?[A-Za-zµμΩ°℃℉%]")
 _DIGIT = re.compile(r"\d")
+# A value spelled out in English before a unit's name: "more than two seconds", "one minute".
+_SPELLED = re.compile(
+    r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty"
+    r"|thirty|forty|fifty|sixty|ninety|hundred|half an?)\s+([a-z]{3,})\b",
+    re.IGNORECASE,
+)
 
 
 @lru_cache(maxsize=50_000)
 def quantity_keys(text: str) -> frozenset[str]:
-    """The quantity keys of the values a text prints ("13.8 V, 500 mA" -> voltage, current)."""
-    if not QUANTITY_HINT.search(text):
-        return frozenset()
+    """The quantity keys of the values a text prints ("13.8 V, 500 mA" -> voltage, current;
+    "two seconds" -> time: a spelled value counts before a unit's full name)."""
     found = set()
+    for match in _SPELLED.finditer(text):
+        word = match.group(1).lower()
+        for name in (word, word[:-1] if word.endswith("s") else ""):
+            if name and is_unit_name(name) and (key := unit_key(name)) not in (None, "⟨[]⟩"):
+                found.add(key)
+                break
+    if not QUANTITY_HINT.search(text):
+        return frozenset(found)
     if "(" in text or "[" in text:
         # A one-letter unit in brackets is a column's unit only beside numbers: "(a)" and
         # "(A)" also label list items and figure parts.
@@ -208,6 +221,26 @@ def asked_key(word: str) -> str | None:
         if key is not None and low[:size] in reg._units:
             return key
     return None
+
+
+# English asks for a measure with "how" and an adjective: "how long do I hold it" asks
+# for a time. The adjective names no unit, so the registry cannot read it; these are the
+# pint dimensions each one measures. "How far off" asks for a deviation, not a length, and
+# a question asks a cable's length by naming it ("what length").
+_MEASURES: dict[str, tuple[str, ...]] = {
+    "long": ("[time]",),
+    "often": ("[time]",),
+    "heavy": ("[mass]",),
+    "hot": ("[temperature]",),
+    "cold": ("[temperature]",),
+    "warm": ("[temperature]",),
+}
+
+
+def measure_keys(adjective: str) -> tuple[str, ...]:
+    """The quantity keys "how <adjective>" asks for ("long": a time)."""
+    reg = registry()
+    return tuple(key_of(reg.get_dimensionality(d)) for d in _MEASURES.get(adjective.lower(), ()))
 
 
 def is_unit_name(word: str) -> bool:

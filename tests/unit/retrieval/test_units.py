@@ -47,8 +47,24 @@ def test_a_question_word_names_the_quantity_a_page_prints() -> None:
 
 def test_unit_symbols_a_question_writes_are_asked_for() -> None:
     query = analyse("How many mAh is the battery, and how long does it charge?", [])
-    assert query.quantities == (key("2000 mAh"),)
+    assert set(query.quantities) == {key("2000 mAh"), key("3 h")}
     assert "2000 mAh" not in query.identifiers
+
+
+def test_how_long_asks_for_a_time_but_how_far_off_for_no_length() -> None:
+    assert analyse("How long do I keep the button pressed?", []).quantities == (key("2 s"),)
+    # "How far off" is a deviation; a cable's length is asked by naming it.
+    assert analyse("How far off frequency may the tuner drift?", []).quantities == ()
+    assert analyse("How often does it test the battery?", []).quantities == (key("5 min"),)
+
+
+def test_a_value_spelled_out_before_a_unit_name_is_a_quantity() -> None:
+    assert quantity_keys("press for more than two seconds") == {key("2 s")}
+    assert quantity_keys("allow one minute to settle") == {key("2 s")}
+    assert quantity_keys("half an hour") == {key("2 s")}
+    # A spelled number before a word that is no unit's name is no value.
+    assert quantity_keys("one of the two wires") == frozenset()
+    assert quantity_keys("two pins on the left") == frozenset()
 
 
 def test_only_what_a_question_asks_for_names_its_quantity() -> None:
