@@ -11,9 +11,10 @@ and whether each is a right page. Weights are chosen:
 - on all the development sets together: the weights that ship (``--write`` puts them in
   ``app/retrieval/ranker_weights.py``), reported in-sample beside the rest.
 
-Two kinds of model: a blend chosen from a coarse grid of weights (``GRID``), and a
-listwise softmax regression. With a few dozen questions per corpus the regression learns
-its corpus and transfers worse than a blend (the table shows it), so the blend ships.
+Two kinds of model: a blend chosen from a coarse grid of weights (``GRID``: the mean of
+its best 1%, ``choose_blend``; the single best is printed beside it), and a listwise
+softmax regression. With a few dozen questions per corpus the regression learns its
+corpus and transfers worse than a blend (the table shows it), so the blend ships.
 
 The shipped weights and the first stage alone are printed in the same table, and so is
 how often the right page is among the candidates at all (the ceiling of any re-ranking).
@@ -124,9 +125,18 @@ GRID = {
 }
 
 
-def choose_blend(questions: Sequence[Question]) -> np.ndarray:
-    """The grid's blend with the best Hit@1 (then MRR) on ``questions``; a tie between a
-    right page and another counts against the right page."""
+# The blend that ships is the mean of the best blends, not the single best: with a few
+# dozen questions per corpus many blends tie within a question or two, and which of
+# them is "best" is chance. Their mean sits in the middle of the good region. Measured by
+# leave-one-corpus-out (the table prints both): the best 1% of the grid transferred
+# Hit@1 0.633 over the three corpora left out, the single best 0.587; the best 0.2% and
+# 0.5% gave 0.633 and 0.634, the best 2% and 5% 0.604.
+TOP_SHARE = 0.01
+
+
+def blend_scores(questions: Sequence[Question]) -> tuple[np.ndarray, np.ndarray]:
+    """Every grid blend, and its Hit@1 (then MRR) on ``questions``; a tie between a right
+    page and another counts against the right page."""
     combos = np.asarray(list(itertools.product(*(GRID[f] for f in FEATURES))), dtype=float)
     hit = np.zeros(len(combos))
     mrr = np.zeros(len(combos))
@@ -138,7 +148,23 @@ def choose_blend(questions: Sequence[Question]) -> np.ndarray:
         ahead = (np.where(~q.gold[:, None], scores, -np.inf) >= best_right).sum(axis=0)
         hit += ahead == 0
         mrr += 1.0 / (ahead + 1)
-    return combos[int(np.argmax(hit + 0.01 * mrr))]
+    return combos, hit + 0.01 * mrr
+
+
+def best_blend(questions: Sequence[Question]) -> np.ndarray:
+    """The grid's single best blend on ``questions``."""
+    combos, merit = blend_scores(questions)
+    return combos[int(np.argmax(merit))]
+
+
+def choose_blend(questions: Sequence[Question], share: float = TOP_SHARE) -> np.ndarray:
+    """The mean of the grid's best ``share`` of blends on ``questions`` (each scaled to the
+    same total weight first), scaled so its largest weight is 1 as a grid blend's is."""
+    combos, merit = blend_scores(questions)
+    top = combos[np.argsort(-merit, kind="stable")[: max(1, int(len(combos) * share))]]
+    totals = np.abs(top).sum(axis=1, keepdims=True)
+    mean = (top / np.where(totals > 0, totals, 1.0)).mean(axis=0)
+    return mean / (np.abs(mean).max() or 1.0)
 
 
 def rank_figures(questions: Sequence[Question], w: np.ndarray | None) -> dict[str, float]:
@@ -198,6 +224,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         models = {
             "first stage": None,
             "shipped weights": as_vector(WEIGHTS),
+            "best blend of other": best_blend(train) if train else None,
             "blend chosen on other": choose_blend(train) if train else None,
             "blend chosen on this": choose_blend(test),
             "blend chosen on all": everything,

@@ -14,9 +14,9 @@ says one thing about a page a ranker can know in any manual of any trade:
   prints a value in a unit of it, -1 when it asks and the page prints none;
 - ``identifiers``: the share of the question's codes and values the page prints verbatim.
 
-The weights are fitted by ``bench/fit_ranker.py`` (logistic regression over the
-development sets' candidates, with leave-one-corpus-out figures printed beside them) and
-written to ``ranker_weights.py``; nothing here is tuned by hand.
+The weights are chosen by ``bench/fit_ranker.py`` (the mean of the best blends of a coarse
+grid over the development sets' candidates, with leave-one-corpus-out figures printed
+beside them) and written to ``ranker_weights.py``; nothing here is tuned by hand.
 """
 
 from __future__ import annotations

@@ -2,13 +2,13 @@
 
 BIAS = 0.0
 WEIGHTS: dict[str, float] = {
-    "fused": 0.2500,
+    "fused": 0.2504,
     "coverage": 1.0000,
-    "semantic": 0.0000,
-    "page_bm25": 0.2500,
-    "chunk_bm25": 0.0000,
-    "dense": 0.2500,
-    "product": 0.2500,
-    "quantity": 0.1000,
-    "identifiers": 0.2500,
+    "semantic": 0.4472,
+    "page_bm25": 0.2216,
+    "chunk_bm25": 0.0020,
+    "dense": 0.2095,
+    "product": 0.2339,
+    "quantity": 0.1462,
+    "identifiers": 0.1086,
 }
