@@ -24,7 +24,7 @@ from app.library.store import Store
 from app.retrieval.query import joined_words, stem, stems_of, tokenize
 from app.retrieval.regions import is_contents_line
 from app.retrieval.text import PageHit, SearchResult, header_band
-from app.retrieval.units import asked_key, quantity_keys
+from app.retrieval.units import QUANTITY, asked_key, quantity_keys, unit_key
 from app.retrieval.vectors import VectorIndex
 
 _ENDS_SENTENCE = re.compile(r"[.!?:;)\]]\s*$")
@@ -157,7 +157,7 @@ def _select(
     """Greedy: the best unit, then those that add question terms not yet covered, so a
     question about three codes gets the three lines that hold them. A question that asks
     for a quantity (``wanted`` keys) gets the best unit that prints one, if close enough."""
-    chosen = _greedy(scored, weights, limit)
+    chosen = _greedy(scored, weights, limit, wanted)
     held = [u for u in chosen if quantity_keys(u.text) & set(wanted)]
     if wanted and not held:
         best = scored[0].score
@@ -235,20 +235,39 @@ def _prints_value(text: str) -> bool:
     return bool(quantity_keys(text)) or bool(_CELL_NUMBER.search(text))
 
 
-def _greedy(scored: list[Evidence], weights: dict[str, float], limit: int) -> list[Evidence]:
+def _greedy(
+    scored: list[Evidence], weights: dict[str, float], limit: int, wanted: Collection[str] = ()
+) -> list[Evidence]:
+    """The best unit, then each that adds question terms, or that is close to the best.
+    In the best unit's own passage, a unit that prints another value of the asked
+    quantity adds too: a passage that lists "Phone Test (3-10 seconds)", "Learn Mode
+    (10-20 seconds)" answers "how long for each" with all of its items."""
     best = scored[0]
     chosen = [best]
     covered = _stems(f"{best.context} {best.text}")
+    values = _values(best.text, wanted)
     total = sum(weights.values()) or 1.0
     for unit in scored[1 : limit * 4]:
         if len(chosen) >= limit or unit.score < 0.5 * best.score:
             break
         stems = _stems(f"{unit.context} {unit.text}")
         gain = sum(w for t, w in weights.items() if _found(t, stems - covered)) / total
-        if gain > 0.05 or unit.score >= 0.85 * best.score:
+        same_passage = unit.chunk_id == best.chunk_id or (
+            unit.page_hit.page == best.page_hit.page and unit.context == best.context
+        )
+        new_values = same_passage and bool(_values(unit.text, wanted) - values)
+        if gain > 0.05 or unit.score >= 0.85 * best.score or new_values:
             chosen.append(unit)
             covered |= stems
+            values |= _values(unit.text, wanted)
     return chosen
+
+
+def _values(text: str, wanted: Collection[str]) -> set[str]:
+    """The values a text prints of the wanted quantities, as printed ("3-10 seconds")."""
+    if not wanted:
+        return set()
+    return {m.group(0) for m in QUANTITY.finditer(text) if unit_key(m.group(1)) in wanted}
 
 
 def _stems(text: str) -> set[str]:

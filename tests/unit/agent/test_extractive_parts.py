@@ -113,3 +113,19 @@ def test_a_joined_question_word_is_found_by_its_words() -> None:
     quoted = _stems("The factory default user code is 1234.")
     assert _found("factory-default", quoted)
     assert not _found("factory-reset", quoted)
+
+
+def test_the_best_quotes_passage_gives_every_value_it_lists_of_the_asked_quantity() -> None:
+    from app.agent.extractive import _greedy
+    from app.retrieval.units import quantity_keys
+
+    time = next(iter(quantity_keys("3 s")))
+    best = unit("press and hold the button for 3 seconds to run a phone test", 1.0)
+    best = replace(best, context="Button", chunk_id=7)
+    listed = replace(best, text="Learn Mode (10-20 seconds): adds sensors", score=0.6)
+    elsewhere = replace(listed, text="Reset: hold for 30 seconds", chunk_id=8, context="Reset")
+    weights = {"button": 3.0, "hold": 3.0, "phone": 3.0, "test": 2.6}
+    chosen = _greedy([best, listed, elsewhere], weights, 4, (time,))
+    assert chosen == [best, listed]  # another passage's value is not the list's
+    # A question that asks for no quantity gets no more than the terms ask for.
+    assert _greedy([best, listed, elsewhere], weights, 4) == [best]
