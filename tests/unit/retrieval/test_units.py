@@ -5,7 +5,12 @@ from __future__ import annotations
 import pytest
 
 from app.retrieval.query import analyse, asked_parts
-from app.retrieval.units import asked_key, is_unit_name, quantity_keys, unit_key
+from app.retrieval.units import (
+    asked_key,
+    is_unit_name,
+    quantity_keys,
+    unit_key,
+)
 
 
 def key(text: str) -> str:
@@ -61,7 +66,7 @@ def test_how_long_asks_for_a_time_but_how_far_off_for_no_length() -> None:
 def test_a_value_spelled_out_before_a_unit_name_is_a_quantity() -> None:
     assert quantity_keys("press for more than two seconds") == {key("2 s")}
     assert quantity_keys("allow one minute to settle") == {key("2 s")}
-    assert quantity_keys("half an hour") == {key("2 s")}
+    assert quantity_keys("half an hour, 12 V") == {key("2 s"), key("12 V")}
     # A spelled number before a word that is no unit's name is no value.
     assert quantity_keys("one of the two wires") == frozenset()
     assert quantity_keys("two pins on the left") == frozenset()
