@@ -118,11 +118,17 @@ def answer_pages(result: SearchResult, limit: int = 3) -> list[PageHit]:
     """The pages to quote: the best ones of the best page's manual, and of any other
     manual the question names ("compare the batteries of A and B"). A question is about
     one piece of equipment; a passage of another manual that shares its words ("press and
-    hold", "fuse") answers a question nobody asked."""
+    hold", "fuse") answers a question nobody asked. The page after the best one joins
+    them when the search found it too: a passage runs on over a page break."""
     if not result.pages:
         return []
-    manuals = {result.pages[0].document_id, *result.query.products}
-    return [p for p in result.pages[: limit * 3] if p.document_id in manuals][:limit]
+    first = result.pages[0]
+    manuals = {first.document_id, *result.query.products}
+    pages = [p for p in result.pages[: limit * 3] if p.document_id in manuals][:limit]
+    after = [
+        p for p in result.pages if p.document_id == first.document_id and p.page == first.page + 1
+    ]
+    return pages + [p for p in after[:1] if p not in pages]
 
 
 def answer_signals(
@@ -239,9 +245,10 @@ def _greedy(
     scored: list[Evidence], weights: dict[str, float], limit: int, wanted: Collection[str] = ()
 ) -> list[Evidence]:
     """The best unit, then each that adds question terms, or that is close to the best.
-    In the best unit's own passage, a unit that prints another value of the asked
-    quantity adds too: a passage that lists "Phone Test (3-10 seconds)", "Learn Mode
-    (10-20 seconds)" answers "how long for each" with all of its items."""
+    In the best unit's own passage (its chunk, or its section on the same or the next
+    page), a unit that prints another value of the asked quantity adds too: a passage that
+    lists "Phone Test (3-10 seconds)", "Learn Mode (10-20 seconds)" answers "how long for
+    each" with all of its items."""
     best = scored[0]
     chosen = [best]
     covered = _stems(f"{best.context} {best.text}")
@@ -253,7 +260,9 @@ def _greedy(
         stems = _stems(f"{unit.context} {unit.text}")
         gain = sum(w for t, w in weights.items() if _found(t, stems - covered)) / total
         same_passage = unit.chunk_id == best.chunk_id or (
-            unit.page_hit.page == best.page_hit.page and unit.context == best.context
+            unit.page_hit.document_id == best.page_hit.document_id
+            and unit.page_hit.page in (best.page_hit.page, best.page_hit.page + 1)
+            and unit.context == best.context
         )
         new_values = same_passage and bool(_values(unit.text, wanted) - values)
         if gain > 0.05 or unit.score >= 0.85 * best.score or new_values:

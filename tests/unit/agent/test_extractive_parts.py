@@ -26,6 +26,14 @@ def test_quotes_come_from_the_best_pages_manual_unless_the_question_names_others
     assert [(p.document_id, p.page) for p in answer_pages(named)] == [(1, 3), (2, 7), (1, 4)]
 
 
+def test_the_page_after_the_best_one_is_quoted_when_the_search_found_it() -> None:
+    pages = (hit(1, 31), hit(1, 64), hit(1, 35), hit(1, 32), hit(2, 32))
+    result = SearchResult(analyse("How long do I hold it?", []), pages, 1.0)
+    assert [(p.document_id, p.page) for p in answer_pages(result)] == [
+        (1, 31), (1, 64), (1, 35), (1, 32)
+    ]  # fmt: skip
+
+
 def test_each_asked_part_gets_the_best_quote_that_prints_its_key_with_a_value() -> None:
     fuse = unit("Model → Fuse Rated Current(A) | 12 | 17 | 36", 1.0)
     fuse2 = unit("Model → Fuse Rated Current(A) | 17 | 17", 0.98)
@@ -127,5 +135,8 @@ def test_the_best_quotes_passage_gives_every_value_it_lists_of_the_asked_quantit
     weights = {"button": 3.0, "hold": 3.0, "phone": 3.0, "test": 2.6}
     chosen = _greedy([best, listed, elsewhere], weights, 4, (time,))
     assert chosen == [best, listed]  # another passage's value is not the list's
+    # The section runs on over the page break: its next page's items are the list's too.
+    overleaf = replace(listed, chunk_id=9, page_hit=hit(1, 2), text="Power Cycle (20-30 seconds)")
+    assert overleaf in _greedy([best, overleaf, elsewhere], weights, 4, (time,))
     # A question that asks for no quantity gets no more than the terms ask for.
     assert _greedy([best, listed, elsewhere], weights, 4) == [best]
