@@ -63,6 +63,12 @@ def page_term_documents(db: apsw.Connection, term: str) -> int | None:
     return int(row[0]) if row else None
 
 
+def page_term_counts(db: apsw.Connection, term: str) -> tuple[int, int] | None:
+    """(pages holding the indexed ``term``, times it is printed on them); None when none."""
+    row = db.execute("SELECT doc, cnt FROM temp.pages_vocab WHERE term = ?", (term,)).fetchone()
+    return (int(row[0]), int(row[1])) if row else None
+
+
 def ocr_page_texts(db: apsw.Connection, document_ids: Sequence[int]) -> list[Any]:
     """(document id, page number, text) of the OCR'd pages of some documents."""
     marks = ",".join("?" * len(document_ids))

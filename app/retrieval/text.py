@@ -35,6 +35,7 @@ from app.library.text_queries import (
     documents_matching,
     ocr_page_texts,
     open_reader,
+    page_term_counts,
     page_term_documents,
 )
 from app.library.vector_rows import database_version
@@ -123,6 +124,7 @@ class TextSearch:
         self._version: tuple[int, int, int] | None = None
         self._documents: list[DocumentInfo] = []
         self._chunk_df: dict[str, int | None] = {}
+        self._burst: dict[str, float] = {}
         if store.library_dir is not None:
             use_cache_folder(store.library_dir / "cache" / "units")
         add_vocabulary_views(store.db)
@@ -179,7 +181,13 @@ class TextSearch:
             page_lex, _page_ranks(lexical, chunks), _page_ranks(dense_ids, chunks)
         )
         pages, candidates = self._rerank(
-            query, docs, pages[: self.rerank_depth], qvec, evidence_idf, aliases, lists
+            query,
+            docs,
+            pages[: self.rerank_depth],
+            qvec,
+            {t: w * self._burstiness(t) for t, w in evidence_idf.items()},
+            aliases,
+            lists,
         )
         hits = self._page_hits(query, docs, pages[:k], chunks, fused, cosine, idf, aliases)
         timings["rank"] = time.perf_counter() - t4
@@ -196,6 +204,7 @@ class TextSearch:
             self._version = version
             self._documents = self.store.list_documents()
             self._chunk_df = {}
+            self._burst = {}
 
     def product_names(self, documents: Sequence[DocumentInfo]) -> dict[int, frozenset[str]]:
         """Each document's product names (``query.product_names``), a word of a name
@@ -306,6 +315,18 @@ class TextSearch:
             vocabulary = OcrVocabulary((r[2] or "" for r in rows), ((r[0], r[1]) for r in rows))
             self._ocr = (key, vocabulary)
         return self._ocr[1]
+
+    def _burstiness(self, term: str) -> float:
+        """How much a question word says about where the answer is, by how the library
+        prints it (Church and Gale's burstiness): a topic's word comes back on the pages
+        that hold it ("press" 5 times a page), a word of how a question is put ("puts",
+        "instead", "keep") is printed once where it is printed at all. A quarter for once
+        per page, three quarters for twice, all of it from about three times."""
+        if term not in self._burst:
+            counts = page_term_counts(self.store.db, stem(term))
+            ratio = counts[1] / counts[0] if counts else 4.0
+            self._burst[term] = min(1.0, max(0.25, 0.25 + math.log(ratio) / math.log(4)))
+        return self._burst[term]
 
     def _pages_with(self, word: str) -> int:
         return page_term_documents(self.store.db, stem(word)) or 0

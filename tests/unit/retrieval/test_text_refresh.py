@@ -36,3 +36,24 @@ def test_a_manual_added_between_searches_is_searched_and_counted(store: Store) -
     assert after.pages[0].document_id == added
     assert search._chunk_df["siren"] == 1
     assert [d.id for d in search._documents] == [d.id for d in store.list_documents()]
+
+
+def test_a_word_the_library_prints_again_and_again_where_it_prints_it_weighs_more(
+    store: Store,
+) -> None:
+    embedder = HashingEmbedder()
+    store.add_document(
+        _document(
+            embedder, "a", "Drive.pdf",
+            "Press MENU, then press SET. Press and hold to save. Keep the cover on.",
+        )
+    )  # fmt: skip
+    store.add_document(
+        _document(embedder, "b", "Meter.pdf", "Press the key twice; press once to keep.")
+    )
+    search = TextSearch(store, embedder)
+    # "press": 5 times on 2 pages; "keep": once on each page that prints it.
+    assert search._burstiness("press") > 0.9
+    assert search._burstiness("keep") == 0.25
+    # A word no page prints (a code written otherwise) keeps its full weight.
+    assert search._burstiness("xq-17") == 1.0
