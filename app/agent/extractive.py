@@ -13,7 +13,7 @@ quotes come with a caution that the manual may not state it exactly.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -91,18 +91,24 @@ def answer_extractively(
     max_pages: int = 3,
     max_quotes: int = 4,
     known: Collection[str] | None = None,
+    burstiness: Mapping[str, float] | None = None,
 ) -> ExtractiveAnswer:
     """Quote the best supporting sentences of the top pages, or abstain. ``known`` are
-    the question's terms the library holds at all (``TextSearch.known``)."""
+    the question's terms the library holds at all (``TextSearch.known``). Quotes are
+    chosen by the terms' weight times their ``burstiness`` (``TextSearch.burstiness``:
+    how a question is put weighs little), as pages are ranked; whether to answer is
+    judged on the plain weights the abstention model was fitted on."""
     pages = answer_pages(result, max_pages)
     # A passage a manual prints on two pages is quoted once, from the better-ranked page.
     units = _dedupe([u for rank, hit in enumerate(pages) for u in _units(store, hit, rank)])
     if not units:
         return _abstain(result, 0.0)
     weights = answer_weights(result, idf, known)
-    scored = _score(units, result, store, weights)
-    chosen = _select(scored, weights, max_quotes, result.query.quantities)
-    chosen = _cover_parts(chosen, scored, weights, result.query.parts, max_quotes)
+    burst = burstiness or {}
+    salient = {t: w * burst.get(t, 1.0) for t, w in weights.items()}
+    scored = _score(units, result, store, salient)
+    chosen = _select(scored, salient, max_quotes, result.query.quantities)
+    chosen = _cover_parts(chosen, scored, salient, result.query.parts, max_quotes)
     evidence_text = " ".join(store.page_text(p.document_id, p.page) or "" for p in pages)
     support = _coverage(evidence_text, weights)
     signals = answer_signals(result, chosen, support, weights)
@@ -140,7 +146,7 @@ def answer_signals(
     if wanted:
         held = any(quantity_keys(f"{u.context} {u.text}") & wanted for u in chosen)
         quantity = 1.0 if held else -1.0
-    best = max((u.coverage for u in chosen), default=0.0)
+    best = max((_coverage(f"{u.context} {u.text}", weights) for u in chosen), default=0.0)
     rank_score = result.pages[0].score if result.pages else 0.0
     rarest = sorted(weights, key=lambda t: -weights[t])[:SALIENT_TERMS]
     quoted = _stems(" ".join(f"{u.context} {u.text}" for u in chosen))

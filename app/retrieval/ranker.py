@@ -7,7 +7,7 @@ says one thing about a page a ranker can know in any manual of any trade:
 - ``fused``: the first stage's score, relative to the best page's;
 - ``coverage``: the share of the question's term weight found within a few lines, with
   headings and a table's header row as context. A word weighs its IDF times its
-  burstiness in the library (``TextSearch._burstiness``): a word the pages print once
+  burstiness in the library (``TextSearch.burstiness``): a word the pages print once
   where they print it at all says how a question is put, not where its answer is;
 - ``semantic``: the closest chunk's cosine similarity to the question;
 - ``page_bm25``, ``chunk_bm25``, ``dense``: reciprocal ranks in each candidate list;

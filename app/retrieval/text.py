@@ -185,7 +185,7 @@ class TextSearch:
             docs,
             pages[: self.rerank_depth],
             qvec,
-            {t: w * self._burstiness(t) for t, w in evidence_idf.items()},
+            {t: w * self.burstiness(t) for t, w in evidence_idf.items()},
             aliases,
             lists,
         )
@@ -316,7 +316,7 @@ class TextSearch:
             self._ocr = (key, vocabulary)
         return self._ocr[1]
 
-    def _burstiness(self, term: str) -> float:
+    def burstiness(self, term: str) -> float:
         """How much a question word says about where the answer is, by how the library
         prints it (Church and Gale's burstiness): a topic's word comes back on the pages
         that hold it ("press" 5 times a page), a word of how a question is put ("puts",

@@ -226,7 +226,10 @@ class AnswerTool(Tool):
             terms = result.query.terms
             idf = res.text_search._idf(terms)
             known = res.text_search.known(terms)
-            return answer_extractively(result, res.library.store, idf, known=known)
+            burstiness = {t: res.text_search.burstiness(t) for t in terms}
+            return answer_extractively(
+                result, res.library.store, idf, known=known, burstiness=burstiness
+            )
 
     def _checked(
         self, state: TreeData, run: SearchRun, quotes: ExtractiveAnswer

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 from app.agent.extractive import Evidence, _cover_parts, answer_pages
 from app.retrieval.query import analyse
@@ -140,3 +142,24 @@ def test_the_best_quotes_passage_gives_every_value_it_lists_of_the_asked_quantit
     assert overleaf in _greedy([best, overleaf, elsewhere], weights, 4, (time,))
     # A question that asks for no quantity gets no more than the terms ask for.
     assert _greedy([best, listed, elsewhere], weights, 4) == [best]
+
+
+def test_quotes_follow_the_bursty_words_but_the_decision_to_answer_does_not(
+    make_agent: Callable[..., Any],
+) -> None:
+    from app.agent.extractive import answer_extractively
+
+    resources = make_agent().resources
+    search, store = resources.text_search, resources.library.store
+    result = search.search("What voltage does the AUX+ terminal supply to the keypad?")
+    idf = search._idf(result.query.terms)
+    plain = answer_extractively(result, store, idf)
+    same = answer_extractively(result, store, idf, burstiness={t: 1.0 for t in idf})
+    assert same.text == plain.text and same.signals == plain.signals
+    # Only "keypad" weighs when quoting: other quotes, the same pages judged the same way.
+    keypad = answer_extractively(
+        result, store, idf, burstiness={t: float(t == "keypad") for t in idf}
+    )
+    assert keypad.text != plain.text
+    assert keypad.signals.support == plain.signals.support
+    assert keypad.signals.rank_score == plain.signals.rank_score

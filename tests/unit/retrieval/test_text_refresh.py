@@ -53,7 +53,7 @@ def test_a_word_the_library_prints_again_and_again_where_it_prints_it_weighs_mor
     )
     search = TextSearch(store, embedder)
     # "press": 5 times on 2 pages; "keep": once on each page that prints it.
-    assert search._burstiness("press") > 0.9
-    assert search._burstiness("keep") == 0.25
+    assert search.burstiness("press") > 0.9
+    assert search.burstiness("keep") == 0.25
     # A word no page prints (a code written otherwise) keeps its full weight.
-    assert search._burstiness("xq-17") == 1.0
+    assert search.burstiness("xq-17") == 1.0
