@@ -64,6 +64,7 @@ class RetrievalAnswerer:
             self.store,
             self.search._idf(terms),
             known=self.search.known(terms),
+            burstiness={t: self.search.burstiness(t) for t in terms},
         )
         for piece in _pieces(answer.text):
             yield Token(piece)
