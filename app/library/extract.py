@@ -214,16 +214,26 @@ def _inside_any(box: Box, containers: Sequence[Box]) -> bool:
 
 
 def document_title(doc: pymupdf.Document, first: RawPage | None, fallback: str) -> str:
-    """The metadata title when it looks real, else the largest text on the first page."""
+    """The metadata title when it looks real, else the largest text on the first page,
+    else ``fallback`` (the file name, readable). Authoring tools leave their own text in
+    the metadata: the source file's name, a template's "Document Title", a job number
+    ("#290"); every citation would name the manual by it. A real title has a word, and so
+    does a cover's largest text when it is one."""
     meta = (doc.metadata or {}).get("title", "") or ""
     meta = meta.strip()
-    if len(meta) > 3 and not re.search(r"\.(docx?|pdf|indd|qxd)$|^untitled|^microsoft", meta, re.I):
+    placeholder = re.search(
+        r"\.(docx?|pdf|indd|qxd)$|^untitled|^microsoft|\bdocument title\b|^title$", meta, re.I
+    )
+    if len(meta) > 3 and not placeholder and _WORD.search(meta):
         return meta
     if first is not None:
         lines = [ln for ln in first.lines if len(ln.text) > 3 and ln.size > 0]
         if lines:
             top = max(ln.size for ln in lines)
             title = " ".join(ln.text for ln in lines if ln.size >= top - 0.5)
-            if 3 < len(title) <= 120:
+            if 3 < len(title) <= 120 and _WORD.search(title):
                 return title
     return fallback
+
+
+_WORD = re.compile(r"[^\W\d_]{3,}")  # three letters in a row, in any script

@@ -163,3 +163,13 @@ def test_the_embedder_reads_a_table_row_without_its_empty_cells() -> None:
 
     table = ChunkDraft(1, "Model | RS485 | Input\nX-MB |  | ●", (), kind="table")
     assert embedding_text(table) == "Model | RS485 | Input\nX-MB | ●"
+
+
+def test_a_title_without_a_word_gives_way_to_the_file_name(raws: list[RawPage]) -> None:
+    doc = pymupdf.open()
+    doc.set_metadata({"title": "CPY Document Title"})  # a template's placeholder
+    assert document_title(doc, None, "Tuner Manual") == "Tuner Manual"
+    doc.set_metadata({"title": "#290"})  # a job number
+    assert document_title(doc, None, "Heat Pump Manual") == "Heat Pump Manual"
+    doc.set_metadata({"title": "说明书 uv-K5"})  # a word in any script is a word
+    assert document_title(doc, None, "Radio Manual") == "说明书 uv-K5"
