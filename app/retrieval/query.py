@@ -102,15 +102,23 @@ def stems_of(text: str) -> frozenset[str]:
 
 
 _JOINER = re.compile(r"[.\-/+]")
+_LETTERS = re.compile(r"[a-z]{3,}")
 
 
 def part_stems(tokens: Sequence[str]) -> frozenset[str]:
     """The stems of the words inside joined tokens: a list's "3.Blue", a label's
     "Power/Volume", a "Light-Emitting" hold "blue", "volume" and "emitting" too, as they
-    do for the full-text index (which splits at punctuation). The joined token itself
-    stays, so a question's code ("li-ion", "13.8") still meets it whole."""
+    do for the full-text index (which splits at punctuation), and a menu's "LIST1" holds
+    "list" (letter runs of three or more in a token that mixes letters and digits). The
+    joined token itself stays, so a question's code ("li-ion", "13.8") still meets it
+    whole."""
     return frozenset(
         stem(word) for token in tokens if not token.isalnum() for word in joined_words(token)
+    ) | frozenset(
+        stem(word)
+        for token in tokens
+        if token.isalnum() and not token.isalpha() and not token.isdigit()
+        for word in _LETTERS.findall(token)
     )
 
 

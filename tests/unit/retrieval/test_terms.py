@@ -190,6 +190,15 @@ def test_words_joined_by_punctuation_are_found_by_their_parts() -> None:
     assert "3" not in stems_of("3.Blue")  # a list number is no word of its own
 
 
+def test_a_word_run_into_a_number_is_found_by_its_letters() -> None:
+    # A menu's "scan LIST1" is about a scan list; a code keeps its whole form, and letter
+    # runs shorter than three ("J24", "RS485") make no word.
+    from app.retrieval.query import stems_of
+
+    assert {"list", "list1"} <= stems_of("add the channel into the scan LIST1")
+    assert stems_of("J24 RS485") == {"j24", "rs485"}
+
+
 def test_a_contents_page_does_not_outscore_the_page_it_points_at() -> None:
     from app.retrieval.regions import is_contents_line
 
