@@ -13,9 +13,10 @@ threshold below which Lantern declines: the highest one that keeps false abstent
 each question's best quote set) at or under ``--max-false`` of the answerable questions,
 and the band above it where answers are hedged (``hedge_threshold``).
 
-Printed per corpus: the model fitted on the other corpus, on this one, and on all (the
-one that ships with ``--write``, into ``app/agent/abstention_weights.py``): unanswerables
-declined (recall), the share of declines that were right (precision), false abstentions.
+Printed per corpus: the model fitted on the other corpus, on this one, on all (the one
+``--write`` puts into ``app/agent/abstention_weights.py``), and the one that ships now:
+unanswerables declined (recall), the share of declines that were right (precision), false
+abstentions.
 """
 
 from __future__ import annotations
@@ -36,9 +37,12 @@ sys.path.insert(0, str(ROOT / "bench"))
 from cross_corpus import DEFAULT_SETS, BenchSet, cached, open_library  # noqa: E402
 
 from app.agent.abstention import SIGNALS  # noqa: E402
+from app.agent.abstention_weights import ABSTAIN_BELOW, BIAS, WEIGHTS  # noqa: E402
 from app.bench.dataset import load_dataset  # noqa: E402
 
 WEIGHTS_FILE = ROOT / "app" / "agent" / "abstention_weights.py"
+# The model that ships now, printed beside the fits (on all six signals).
+SHIPPED = np.r_[BIAS, [WEIGHTS[n] for n in SIGNALS]]
 # The least sure answers (at most this share of the answerable questions of the fitting
 # data) come with the caution that the manuals may not state it exactly.
 HEDGE_SHARE = 0.2
@@ -266,13 +270,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             models["fit on the other corpus"] = (w, threshold(train, w, args.max_false))
         w = fit(test)
         models["fit on this corpus"] = (w, threshold(test, w, args.max_false))
-        models["fit on all (ships)"] = (w_all, t_all)
+        models["fit on all (--write)"] = (w_all, t_all)
+        shipped = [s for s in everything if s.corpus == corpus]
         for name, (w, t) in models.items():
             f = figures(test, w, t)
             print(
                 f"{corpus:<10}{name:<26}{f['declined_right']:>5}/{f['unanswerable']:<4}"
                 f"{f['recall']:>8.2f}{f['precision']:>10.2f}{f['false']:>5}/{f['answerable']:<3}"
             )
+        f = figures(shipped, SHIPPED, ABSTAIN_BELOW)
+        print(
+            f"{corpus:<10}{'shipped weights':<26}{f['declined_right']:>5}/{f['unanswerable']:<4}"
+            f"{f['recall']:>8.2f}{f['precision']:>10.2f}{f['false']:>5}/{f['answerable']:<3}"
+        )
     hedge = hedge_threshold(samples, w_all, t_all)
     print(f"fitted on all: threshold {t_all:.2f}, hedged below {hedge:.4f}, bias {w_all[0]:+.3f}")
     weights = np.r_[w_all[0], np.zeros(len(SIGNALS))]

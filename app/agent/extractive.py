@@ -270,11 +270,11 @@ def _greedy(
             and unit.page_hit.page in (best.page_hit.page, best.page_hit.page + 1)
             and unit.context == best.context
         )
-        new_values = same_passage and bool(_values(unit.text, wanted) - values)
-        if gain > 0.05 or unit.score >= 0.85 * best.score or new_values:
+        printed = _values(unit.text, wanted)
+        if gain > 0.05 or unit.score >= 0.85 * best.score or (same_passage and printed - values):
             chosen.append(unit)
             covered |= stems
-            values |= _values(unit.text, wanted)
+            values |= printed
     return chosen
 
 

@@ -493,14 +493,8 @@ class Store:
         }
 
     def page_chunks(self, doc_id: int, page: int) -> list[StoredChunk]:
-        rows = self.db.execute(
-            "SELECT id, document_id, page, text, heading, kind, lines FROM chunks"
-            " WHERE document_id = ? AND page = ? ORDER BY seq",
-            (doc_id, page),
-        )
-        return [
-            StoredChunk(r[0], r[1], r[2], r[3], r[4], r[5], lines_from_json(r[6])) for r in rows
-        ]
+        """The chunks of one page, in reading order."""
+        return self.pages_chunks([(doc_id, page)])[(doc_id, page)]
 
     def pages_chunks(
         self, keys: Sequence[tuple[int, int]]

@@ -106,8 +106,8 @@ class TextSearch:
     ``rerank_depth`` pages are re-scored on all their evidence. On the development sets the
     first stage puts a right page within its first 10 for 96 of 97 questions that have one
     among its candidates (the other at 28, which re-scoring did not lift into the first
-    three), so 20 keeps twice that margin: at 100k chunks it costs 52 ms at p50 where 30
-    cost 64 (``bench/search_latency.py``).
+    three), so 20 keeps twice that margin: at 100k chunks a search then took 55 ms at p50
+    where 30 pages took 63-64 (``bench/search_latency.py --keep DIR --no-minilm``).
     """
 
     def __init__(

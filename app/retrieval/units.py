@@ -169,9 +169,9 @@ _SPELLED = re.compile(
 def quantity_keys(text: str) -> frozenset[str]:
     """The quantity keys of the values a text prints ("13.8 V, 500 mA" -> voltage, current;
     "two seconds" -> time: a spelled value counts before a unit's full name)."""
-    found = _spelled_keys(text)
+    found = set(_spelled_keys(text))
     if not QUANTITY_HINT.search(text):
-        return found
+        return frozenset(found)
     if "(" in text or "[" in text:
         # A one-letter unit in brackets is a column's unit only beside numbers: "(a)" and
         # "(A)" also label list items and figure parts.
@@ -180,14 +180,14 @@ def quantity_keys(text: str) -> frozenset[str]:
             if len(symbol) > 1 or _DIGIT.search(text):
                 key = unit_key(symbol)
                 if key is not None:
-                    found |= {key}
+                    found.add(key)
     if not _DIGIT.search(text):
-        return found
+        return frozenset(found)
     for match in QUANTITY.finditer(text):
         key = unit_key(match.group(1))
         if key is not None:
-            found |= {key}
-    return found
+            found.add(key)
+    return frozenset(found)
 
 
 def _spelled_keys(text: str) -> frozenset[str]:
