@@ -112,14 +112,15 @@ def part_stems(tokens: Sequence[str]) -> frozenset[str]:
     "list" (letter runs of three or more in a token that mixes letters and digits). The
     joined token itself stays, so a question's code ("li-ion", "13.8") still meets it
     whole."""
-    return frozenset(
-        stem(word) for token in tokens if not token.isalnum() for word in joined_words(token)
-    ) | frozenset(
-        stem(word)
-        for token in tokens
-        if token.isalnum() and not token.isalpha() and not token.isdigit()
-        for word in _LETTERS.findall(token)
-    )
+    words: list[str] = []
+    for token in tokens:  # one pass: this runs on every line a search re-scores
+        if token.isalpha() or token.isdigit():
+            continue
+        words += _LETTERS.findall(token) if token.isalnum() else joined_words(token)
+    return frozenset(map(stem, words)) if words else _NO_STEMS
+
+
+_NO_STEMS: frozenset[str] = frozenset()
 
 
 def joined_words(token: str) -> list[str]:
