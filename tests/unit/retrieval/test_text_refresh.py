@@ -45,7 +45,7 @@ def test_a_word_the_library_prints_again_and_again_where_it_prints_it_weighs_mor
     store.add_document(
         _document(
             embedder, "a", "Drive.pdf",
-            "Press MENU, then press SET. Press and hold to save. Keep the cover on.",
+            "Press MENU, then press SET. Press and hold to save. Keep the cover on. Code 374.",
         )
     )  # fmt: skip
     store.add_document(
@@ -57,3 +57,5 @@ def test_a_word_the_library_prints_again_and_again_where_it_prints_it_weighs_mor
     assert search.burstiness("keep") == 0.25
     # A word no page prints (a code written otherwise) keeps its full weight.
     assert search.burstiness("xq-17") == 1.0
+    # A code a page prints once ("Code 374") still names the one row that explains it.
+    assert search.burstiness("374") == 1.0
