@@ -142,12 +142,37 @@ def _tables(page: pymupdf.Page) -> list[RawTable]:
         rows = [tuple(_cell(c) for c in row) for row in table.extract()]
         boxes = [tuple(r.bbox) for r in table.rows]
         keep = [(r, b) for r, b in zip(rows, boxes, strict=False) if any(r)]
-        if len(keep) < 2 or max(len(r) for r, _ in keep) < 2:
+        if keep and character_grid([r for r, _ in keep]):
+            keep = [((grid_text(r),), b) for r, b in keep]
+        elif len(keep) < 2 or max(len(r) for r, _ in keep) < 2:
             continue  # a framed paragraph, not a table
         tables.append(
             RawTable(tuple(table.bbox), [r for r, _ in keep], [b for _, b in keep])  # type: ignore[misc]
         )
     return tables
+
+
+def character_grid(rows: Sequence[tuple[str, ...]]) -> bool:
+    """A screen drawn one character to a cell: a display's or a keypad's text in a
+    manual's drawing ("E | n | t | e | r |  | C | o | d | e"). Every filled cell holds one
+    character, the grid is at least six cells wide, and letters run on across cells. A
+    table of marks ("●") or of single-letter codes has row labels or no runs of letters."""
+    cells = [c for row in rows for c in row if c]
+    return (
+        len(cells) >= 3
+        and max(len(row) for row in rows) >= 6
+        and all(len(c) == 1 for c in cells)
+        and any(_LETTER_RUN.search(grid_text(row)) for row in rows)
+    )
+
+
+def grid_text(row: tuple[str, ...]) -> str:
+    """A character grid's row as the text it shows: filled cells run together, an empty
+    cell is a space."""
+    return " ".join("".join(c or " " for c in row).split())
+
+
+_LETTER_RUN = re.compile(r"[^\W\d_]{3}")
 
 
 def _cell(value: str | None) -> str:

@@ -173,3 +173,41 @@ def test_a_title_without_a_word_gives_way_to_the_file_name(raws: list[RawPage]) 
     assert document_title(doc, None, "Heat Pump Manual") == "Heat Pump Manual"
     doc.set_metadata({"title": "说明书 uv-K5"})  # a word in any script is a word
     assert document_title(doc, None, "Radio Manual") == "说明书 uv-K5"
+
+
+def _grid_pdf(rows: list[str], cell: float = 14.0) -> pymupdf.Document:
+    """A display drawn as a ruled grid with one character in each cell, as manuals draw a
+    keypad's screen."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    left, top, width = 72.0, 100.0, max(len(r) for r in rows)
+    for i in range(len(rows) + 1):
+        page.draw_line((left, top + i * cell), (left + width * cell, top + i * cell))
+    for j in range(width + 1):
+        page.draw_line((left + j * cell, top), (left + j * cell, top + len(rows) * cell))
+    for i, row in enumerate(rows):
+        for j, ch in enumerate(row):
+            if ch != " ":
+                page.insert_text((left + j * cell + 4, top + i * cell + 11), ch, fontsize=10)
+    return doc
+
+
+def test_a_screen_drawn_one_character_to_a_cell_reads_as_its_words() -> None:
+    doc = _grid_pdf([" Enter Code ", "   ....     "])
+
+    (table,) = read_page(doc[0]).tables
+
+    assert table.rows == [("Enter Code",), ("....",)]
+
+
+def test_only_a_grid_of_single_characters_with_runs_of_letters_is_a_screen() -> None:
+    from app.library.extract import character_grid
+
+    screen = [("", "W", "a", "l", "k", "", "T", "e", "s", "t")]
+    marks = [("", "●", "", "●", "●", "", "●"), ("", "", "●", "", "●", "●", "")]
+    labelled = [("Model", "Y", "N", "Y", "Y", "N", "Y"), ("X-MB", "N", "Y", "Y", "N", "Y", "N")]
+    narrow = [("O", "K", "!")]
+    assert character_grid(screen)
+    assert not character_grid(marks)  # no letters run on
+    assert not character_grid(labelled)  # a row label is more than one character
+    assert not character_grid(narrow)  # too narrow to be a screen
