@@ -6,7 +6,8 @@ pyobjc). Both render the page, recognise lines, and map pixel boxes back to the
 coordinates PyMuPDF's text extraction uses: points from the top-left of the unrotated
 page (cropbox), so OCR words and text-layer words can be handled the same way.
 
-Lines come in reading order: top to bottom, and left to right within a row. Word boxes
+Lines come in reading order: column by column on a page set in columns of prose, else top
+to bottom and left to right within a row. Word boxes
 are Vision's own, or for RapidOCR cut from the line box in proportion to character
 positions: close enough to highlight a word.
 """
@@ -14,10 +15,11 @@ positions: close enough to highlight a word.
 from __future__ import annotations
 
 import importlib.util
+import math
 import re
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
@@ -103,6 +105,13 @@ def pixmap_array(pix: pymupdf.Pixmap) -> np.ndarray:
     return pixels if pix.n == 1 else pixels.reshape(pix.height, pix.width, pix.n)
 
 
+def png_bytes(image: np.ndarray) -> bytes:
+    """A (height, width) gray or (height, width, 3) RGB uint8 image as PNG."""
+    image = np.ascontiguousarray(image)
+    space = pymupdf.csGRAY if image.ndim == 2 else pymupdf.csRGB
+    return pymupdf.Pixmap(space, image.shape[1], image.shape[0], image.tobytes(), 0).tobytes("png")
+
+
 def quad_to_box(points: Sequence[Sequence[float]]) -> _PixelBox:
     """Axis-aligned box around a quadrilateral's corner points."""
     xs = [float(p[0]) for p in points]
@@ -134,12 +143,79 @@ def split_words(text: str, box: _PixelBox) -> tuple[tuple[str, _PixelBox], ...]:
 
 
 def reading_order(boxes: Sequence[_PixelBox]) -> list[int]:
-    """Indices of `boxes` top to bottom, left to right within a row.
+    """Indices of `boxes` in reading order. A page set in columns of prose is read column
+    by column, the left one first, between the lines that span the columns (a title, a
+    caption); anything else top to bottom, and left to right within a row."""
+    return _read(list(range(len(boxes))), boxes)
 
-    A box joins the current row when its vertical centre is within half a line height
-    of the row's first box, so a label and its value on the same baseline stay together.
-    """
-    by_centre = sorted(range(len(boxes)), key=lambda i: boxes[i][1] + boxes[i][3])
+
+# A column of prose: its lines are mostly at least this many times as wide as they are
+# high (some 20 characters or more). A table's label column, a figure's callouts or a
+# list of parts are narrower, and keep their rows.
+PROSE_ASPECT = 10.0
+MIN_COLUMN_LINES = 4
+# At most this share of a region's lines may cross a gutter (a title, a caption).
+MAX_SPANNING = 0.2
+
+
+def _read(idx: list[int], boxes: Sequence[_PixelBox]) -> list[int]:
+    gutter = _gutter(idx, boxes)
+    if gutter is None:
+        return _rows(idx, boxes)
+    spanning = sorted(
+        (i for i in idx if boxes[i][0] < gutter < boxes[i][2]), key=lambda i: _centre(boxes[i])
+    )
+    out: list[int] = []
+    top = -math.inf
+    for stop in [*spanning, None]:
+        bottom = _centre(boxes[stop]) if stop is not None else math.inf
+        band = [i for i in idx if top <= _centre(boxes[i]) < bottom and i not in spanning]
+        out += _read([i for i in band if boxes[i][2] <= gutter], boxes)
+        out += _read([i for i in band if boxes[i][0] >= gutter], boxes)
+        if stop is not None:
+            out.append(stop)
+            top = bottom
+    return out
+
+
+def _gutter(idx: list[int], boxes: Sequence[_PixelBox]) -> float | None:
+    """The x of the gap between two columns of prose among ``idx``, or None: the right
+    edge of a line such that lines of prose lie on both sides of it, few lines cross it,
+    and of those, the widest gap."""
+    if len(idx) < 2 * MIN_COLUMN_LINES:
+        return None
+    lo, hi = min(boxes[i][0] for i in idx), max(boxes[i][2] for i in idx)
+    best: tuple[int, float, float] | None = None  # (crossing, -gap, x)
+    for x in sorted({boxes[i][2] for i in idx}):
+        if not lo + 0.2 * (hi - lo) <= x <= lo + 0.8 * (hi - lo):
+            continue
+        left = [boxes[i] for i in idx if boxes[i][2] <= x]
+        right = [boxes[i] for i in idx if boxes[i][0] >= x]
+        crossing = len(idx) - len(left) - len(right)
+        if crossing > MAX_SPANNING * len(idx) or not (_prose(left) and _prose(right)):
+            continue
+        gap = min(b[0] for b in right) - x
+        if best is None or (crossing, -gap) < best[:2]:
+            best = (crossing, -gap, x)
+    return None if best is None else best[2]
+
+
+def _prose(column: Sequence[_PixelBox]) -> bool:
+    if len(column) < MIN_COLUMN_LINES:
+        return False
+    aspects = sorted((b[2] - b[0]) / max(b[3] - b[1], 1.0) for b in column)
+    return aspects[len(aspects) // 2] >= PROSE_ASPECT
+
+
+def _centre(box: _PixelBox) -> float:
+    return (box[1] + box[3]) / 2
+
+
+def _rows(idx: list[int], boxes: Sequence[_PixelBox]) -> list[int]:
+    """``idx`` top to bottom, left to right within a row: a box joins the current row
+    when its vertical centre is within half a line height of the row's first box, so a
+    label and its value on the same baseline stay together."""
+    by_centre = sorted(idx, key=lambda i: boxes[i][1] + boxes[i][3])
     rows: list[list[int]] = []
     for i in by_centre:
         _, y0, _, y1 = boxes[i]
@@ -158,8 +234,13 @@ def _to_points(box: _PixelBox, matrix: pymupdf.Matrix) -> Box:
     return (rect.x0, rect.y0, rect.x1, rect.y1)
 
 
-def finish_lines(raw: list[_RawLine], matrix: pymupdf.Matrix) -> list[OcrLine]:
-    """Order raw lines for reading and map their boxes to PDF points."""
+def finish_lines(
+    raw: list[_RawLine], matrix: pymupdf.Matrix, turns: int = 0, size: tuple[int, int] = (0, 0)
+) -> list[OcrLine]:
+    """Order raw lines for reading and map their boxes to PDF points. Lines read from the
+    page's image turned ``turns`` quarter turns counter-clockwise (``np.rot90``) are
+    ordered as read, and their boxes turned back first (``size``: the unturned image's
+    width and height in pixels)."""
     lines = []
     for i in reading_order([line.box for line in raw]):
         line = raw[i]
@@ -167,12 +248,82 @@ def finish_lines(raw: list[_RawLine], matrix: pymupdf.Matrix) -> list[OcrLine]:
         lines.append(
             OcrLine(
                 text=line.text,
-                box=_to_points(line.box, matrix),
+                box=_to_points(unturn(line.box, turns, size), matrix),
                 confidence=line.confidence,
-                words=tuple(Word(text, _to_points(box, matrix)) for text, box in words),
+                words=tuple(
+                    Word(text, _to_points(unturn(box, turns, size), matrix)) for text, box in words
+                ),
             )
         )
     return lines
+
+
+def unturn(box: _PixelBox, turns: int, size: tuple[int, int]) -> _PixelBox:
+    """A box found in an image turned ``turns`` quarter turns counter-clockwise, in the
+    pixels of the image before it was turned (``size``: its width and height)."""
+    width, height = size
+    x0, y0, x1, y1 = box
+    if turns % 4 == 1:
+        return (width - y1, x0, width - y0, x1)
+    if turns % 4 == 2:
+        return (width - x1, height - y1, width - x0, height - y0)
+    if turns % 4 == 3:
+        return (y0, height - x1, y1, height - x0)
+    return box
+
+
+def sideways(lines: Sequence[_RawLine]) -> bool:
+    """Most of the text was found in boxes standing on end: the page was scanned turned
+    a quarter (a landscape page in a portrait scan), and its lines were misread."""
+    upright = sum(
+        len(ln.text)
+        for ln in lines
+        if ln.box[3] - ln.box[1] <= SIDEWAYS_ASPECT * (ln.box[2] - ln.box[0])
+    )
+    return sum(len(ln.text) for ln in lines) > 2 * upright
+
+
+def read_weight(lines: Sequence[_RawLine]) -> float:
+    """How much an engine read, and how surely: characters times confidence."""
+    return sum(len(ln.text) * ln.confidence for ln in lines)
+
+
+# A line box this many times as high as it is wide stands on end.
+SIDEWAYS_ASPECT = 1.5
+# A sideways page's turned reading is kept when it reads at least this share of what the
+# reading as scanned did (which may be right too, but orders its lines as they stand).
+TURNED_SHARE = 0.8
+
+
+def read_upright(
+    read: Callable[[np.ndarray], list[_RawLine]], image: np.ndarray
+) -> tuple[list[_RawLine], int]:
+    """An engine's lines of a page image, and the quarter turns (counter-clockwise) of the
+    image they were read from. A page scanned sideways (most text in boxes standing on
+    end) is read again turned a quarter each way, and the better of those two readings
+    (most characters read surely) is kept unless it reads much less than the first: its
+    lines stand upright, so they are ordered as a reader reads them. An engine reads a
+    standing line turned one way only; the other way gives nonsense ("uayt" for "then")."""
+    raw = read(image)
+    if not sideways(raw):
+        return raw, 0
+    k, turned = max(
+        ((k, read(np.ascontiguousarray(np.rot90(image, k)))) for k in (1, 3)),
+        key=lambda kr: read_weight(kr[1]),
+    )
+    if read_weight(turned) >= TURNED_SHARE * read_weight(raw):
+        return turned, k
+    return raw, 0
+
+
+def recognize_image(
+    read: Callable[[np.ndarray], list[_RawLine]], page: pymupdf.Page, dpi: int, gray: bool
+) -> list[OcrLine]:
+    """Render ``page``, read it upright with ``read`` (an engine's lines of an image, in
+    its pixels), and give the lines in reading order with boxes in PDF points."""
+    pix = render_page(page, dpi, gray=gray)
+    raw, turns = read_upright(read, pixmap_array(pix))
+    return finish_lines(raw, pixels_to_points(page, pix), turns, (pix.width, pix.height))
 
 
 # --- RapidOCR --------------------------------------------------------------------------
@@ -210,14 +361,15 @@ class RapidOcrEngine:
             return model
 
     def recognize(self, page: pymupdf.Page, dpi: int) -> list[OcrLine]:
-        pix = render_page(page, dpi)
-        result, _ = self._model()(pixmap_array(pix), use_cls=False)
-        raw = [
+        return recognize_image(self._read, page, dpi, gray=True)
+
+    def _read(self, image: np.ndarray) -> list[_RawLine]:
+        result, _ = self._model()(image, use_cls=False)
+        return [
             _RawLine(str(text).strip(), quad_to_box(quad), float(score))
             for quad, text, score in result or ()
             if str(text).strip()
         ]
-        return finish_lines(raw, pixels_to_points(page, pix))
 
 
 # --- Apple Vision ----------------------------------------------------------------------
@@ -252,12 +404,15 @@ class VisionOcrEngine:
     def recognize(self, page: pymupdf.Page, dpi: int) -> list[OcrLine]:
         if not self.is_available():
             raise OcrUnavailableError("Apple Vision OCR needs macOS with pyobjc-framework-Vision")
+        return recognize_image(self._read, page, dpi, gray=False)
+
+    def _read(self, image: np.ndarray) -> list[_RawLine]:
         import Foundation  # type: ignore[import-not-found]
         import objc  # type: ignore[import-not-found]
         import Vision  # type: ignore[import-not-found]
 
-        pix = render_page(page, dpi, gray=False)
-        png = pix.tobytes("png")
+        png = png_bytes(image)
+        height, width = image.shape[:2]
         with objc.autorelease_pool():
             data = Foundation.NSData.dataWithBytes_length_(png, len(png))
             handler = Vision.VNImageRequestHandler.alloc().initWithData_options_(data, {})
@@ -268,12 +423,11 @@ class VisionOcrEngine:
             ok, error = handler.performRequests_error_([request], None)
             if not ok:
                 raise OcrError(f"Vision text recognition failed: {error}")
-            raw = [
+            return [
                 line
                 for observation in request.results() or ()
-                if (line := self._line(observation, pix.width, pix.height)) is not None
+                if (line := self._line(observation, width, height)) is not None
             ]
-        return finish_lines(raw, pixels_to_points(page, pix))
 
     def _line(self, observation: Any, width: int, height: int) -> _RawLine | None:
         candidates = observation.topCandidates_(1)

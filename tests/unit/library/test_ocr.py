@@ -7,6 +7,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pymupdf
 import pytest
 
@@ -15,12 +16,16 @@ from app.library.ocr import (
     OcrUnavailableError,
     RapidOcrEngine,
     VisionOcrEngine,
+    _RawLine,
     make_ocr_engine,
     pixels_to_points,
+    png_bytes,
     quad_to_box,
+    read_upright,
     reading_order,
     render_page,
     split_words,
+    unturn,
     vision_box_to_pixels,
 )
 
@@ -105,6 +110,111 @@ def test_rapidocr_boxes_follow_page_rotation(rotation: int) -> None:
     assert [line.text for line in lines] == [text for _, text in LINES]
     for word in (w for line in lines for w in line.words):
         assert _near(word.box, drawn[word.text] * to_page), (word, drawn[word.text] * to_page)
+
+
+@pytest.mark.parametrize("turn", [90, 270])
+def test_a_page_scanned_sideways_is_read_turned_upright(turn: int) -> None:
+    """A landscape page scanned into a portrait page (no /Rotate to say so): its lines
+    stand on end, and reading them as they stand gives nonsense."""
+    pix, _ = _card()
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=200, height=360)
+        page.insert_image(page.rect, pixmap=pix, rotate=turn)
+
+        lines = RapidOcrEngine().recognize(page, dpi=150)
+
+    assert [line.text for line in lines] == [text for _, text in LINES]
+    for line in lines:
+        x0, y0, x1, y1 = line.box
+        assert 0 <= x0 < x1 <= 200 and 0 <= y0 < y1 <= 360
+        assert y1 - y0 > x1 - x0, "a line of a sideways page stands on end on the page"
+        long_words = [w for w in line.words if len(w.text) >= 3]
+        assert all(w.box[3] - w.box[1] > w.box[2] - w.box[0] for w in long_words)
+
+
+@pytest.mark.parametrize("turns", [0, 1, 2, 3])
+def test_a_box_found_in_a_turned_image_maps_back_to_the_unturned_one(turns: int) -> None:
+    image = np.zeros((60, 100), dtype=np.uint8)
+    image[10:20, 30:70] = 255  # rows 10-20, columns 30-70
+    turned = np.rot90(image, turns)
+    rows, cols = np.nonzero(turned)
+    found = (cols.min(), rows.min(), cols.max() + 1, rows.max() + 1)
+
+    assert unturn(found, turns, (100, 60)) == (30, 10, 70, 20)
+
+
+def test_any_engine_reads_a_sideways_page_turned_the_way_it_reads_best() -> None:
+    """The turning is the engines' shared step (Vision on a Mac too): a fake engine finds
+    standing lines on the page as scanned, and reads well only when the mark drawn at the
+    page's top left has come to the top right, i.e. turned clockwise (three quarters
+    counter-clockwise)."""
+    image = np.zeros((300, 200), dtype=np.uint8)
+    image[:5, :5] = 255
+    seen: list[tuple[int, int]] = []
+
+    def read(img: np.ndarray) -> list[_RawLine]:
+        seen.append(img.shape)
+        if img.shape == (300, 200):  # as scanned: lines stand on end
+            return [_RawLine("uayt", (10, 10, 30, 200), 0.7)]
+        upright = bool(img[:5, -5:].all())
+        return [_RawLine("then", (10, 10, 200, 30), 0.95 if upright else 0.3)]
+
+    lines, turns = read_upright(read, image)
+
+    assert seen == [(300, 200), (200, 300), (200, 300)]
+    assert turns == 3 and [ln.text for ln in lines] == ["then"]
+
+
+def test_an_upright_page_is_read_once() -> None:
+    calls = []
+
+    def read(img: np.ndarray) -> list[_RawLine]:
+        calls.append(img.shape)
+        return [_RawLine("Baud Rate: 600", (10, 10, 200, 30), 0.9)]
+
+    assert read_upright(read, np.zeros((300, 200), dtype=np.uint8))[1] == 0
+    assert len(calls) == 1
+
+
+def test_an_image_becomes_png_for_an_engine_that_reads_files() -> None:
+    image = np.zeros((30, 50, 3), dtype=np.uint8)
+    image[5:10, 20:40] = (255, 128, 0)
+    turned = np.rot90(image, 1)  # not contiguous: a view
+
+    back = pymupdf.Pixmap(png_bytes(turned))
+
+    assert (back.width, back.height, back.n) == (30, 50, 3)
+    assert (np.frombuffer(back.samples, np.uint8).reshape(50, 30, 3) == turned).all()
+
+
+def test_two_columns_of_prose_are_read_one_after_the_other() -> None:
+    title = (40, 10, 560, 30)
+    left = [(40, 50 + 20 * i, 280, 64 + 20 * i) for i in range(6)]
+    right = [(320, 56 + 20 * i, 560, 70 + 20 * i) for i in range(6)]  # baselines offset
+    caption = (40, 200, 560, 214)  # spans both columns
+    below = [(40, 230, 280, 244), (40, 250, 280, 264), (320, 236, 560, 250)]
+    below += [(40, 270, 280, 284), (320, 256, 560, 270), (40, 290, 280, 304)]
+    below += [(320, 276, 560, 290), (320, 296, 560, 310)]
+    boxes = [*right, caption, *left, title, *below]  # in no order
+
+    order = [boxes[i] for i in reading_order(boxes)]
+
+    assert order == [
+        title, *left, *right, caption,
+        *sorted((b for b in below if b[0] == 40), key=lambda b: b[1]),
+        *sorted((b for b in below if b[0] == 320), key=lambda b: b[1]),
+    ]  # fmt: skip
+
+
+def test_a_table_of_short_cells_keeps_its_rows() -> None:
+    """Labels and values are columns too, but not of prose: a row is read whole."""
+    rows = [
+        ((40, 50 + 20 * i, 120, 64 + 20 * i), (320, 50 + 20 * i, 380, 64 + 20 * i))
+        for i in range(8)
+    ]
+    boxes = [box for row in rows for box in row]
+
+    assert reading_order(boxes) == list(range(len(boxes)))
 
 
 def test_a_page_without_text_gives_no_lines() -> None:
