@@ -132,6 +132,40 @@ def test_a_page_scanned_sideways_is_read_turned_upright(turn: int) -> None:
         assert all(w.box[3] - w.box[1] > w.box[2] - w.box[0] for w in long_words)
 
 
+def test_a_page_scanned_upside_down_is_read_turned_over() -> None:
+    text = [f"Step {i}: set the baud rate to 9600 and press ENTER" for i in range(1, 9)]
+    with pymupdf.open() as src:
+        card = src.new_page(width=500, height=300)
+        for i, line in enumerate(text):
+            card.insert_text((20, 40 + 30 * i), line, fontsize=16)
+        drawn = [pymupdf.Rect(b["bbox"]) for b in card.get_text("dict")["blocks"]]
+        pix = card.get_pixmap(dpi=150)
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=500, height=300)
+        page.insert_image(page.rect, pixmap=pix, rotate=180)
+
+        lines = RapidOcrEngine().recognize(page, dpi=150)
+
+    assert [line.text.replace(" ", "") for line in lines] == [t.replace(" ", "") for t in text]
+    for line, r in zip(lines, drawn, strict=True):
+        assert _near(line.box, pymupdf.Rect(500 - r.x1, 300 - r.y1, 500 - r.x0, 300 - r.y0))
+
+
+def test_an_unsure_reading_is_kept_when_upside_down_reads_less() -> None:
+    """A poor scan reads unsurely either way: the reading as scanned stays."""
+    shapes: list[tuple[int, ...]] = []
+
+    def read(img: np.ndarray) -> list[_RawLine]:
+        shapes.append(img.shape)
+        upright = len(shapes) == 1
+        text = "Baud Rate: 600 " * 20 if upright else "009"
+        return [_RawLine(text, (10, 10, 200, 30), 0.6)]
+
+    lines, turns = read_upright(read, np.zeros((300, 200), dtype=np.uint8))
+
+    assert len(shapes) == 2 and turns == 0 and lines[0].text.startswith("Baud Rate: 600")
+
+
 @pytest.mark.parametrize("turns", [0, 1, 2, 3])
 def test_a_box_found_in_a_turned_image_maps_back_to_the_unturned_one(turns: int) -> None:
     image = np.zeros((60, 100), dtype=np.uint8)
