@@ -375,10 +375,30 @@ def table_row(header: Sequence[str], row: str) -> str | None:
         return None
     if len(heads) == 2 and _VALUE.search(heads[1]):
         return None  # a first row of values ("Voltage | 230 V"): settings with no header
+    heads = _spanning_heads(heads, cells)
     pairs = [f"{h}: {c}" if h else c for h, c in zip(heads, cells, strict=True) if c]
     if len(pairs) < 2 or not cells[0]:
         return None
     return f"{pairs[0]} → " + "; ".join(pairs[1:])
+
+
+def _spanning_heads(heads: list[str], cells: list[str]) -> list[str]:
+    """Column headings as the row's filled cells read them. A heading or a value that
+    spans two columns lands in one of them, not always the same one ("BLN-006 TC1" above
+    an empty cell, its "12" one column to the left): a filled cell under no heading takes
+    the nearest heading (one column away, then two; right first) whose own column is
+    empty in this row and that no other cell has taken."""
+    out = list(heads)
+    taken = {i for i, (h, c) in enumerate(zip(heads, cells, strict=True)) if h and c}
+    for i, cell in enumerate(cells):
+        if not cell or heads[i] or i == 0:
+            continue
+        for j in (i + 1, i - 1, i + 2, i - 2):
+            if 0 <= j < len(heads) and heads[j] and not cells[j] and j not in taken:
+                out[i] = heads[j]
+                taken.add(j)
+                break
+    return out
 
 
 def _join_fragments(units: list[Evidence]) -> list[Evidence]:

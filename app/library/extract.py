@@ -141,7 +141,7 @@ def _tables(page: pymupdf.Page) -> list[RawTable]:
     for table in found.tables:
         rows = [tuple(_cell(c) for c in row) for row in table.extract()]
         boxes = [tuple(r.bbox) for r in table.rows]
-        keep = [(r, b) for r, b in zip(rows, boxes, strict=False) if any(r)]
+        keep = merge_spanned_rows([(r, b) for r, b in zip(rows, boxes, strict=False) if any(r)])
         if keep and character_grid([r for r, _ in keep]):
             keep = [((grid_text(r),), b) for r, b in keep]
         elif len(keep) < 2 or max(len(r) for r, _ in keep) < 2:
@@ -150,6 +150,36 @@ def _tables(page: pymupdf.Page) -> list[RawTable]:
             RawTable(tuple(table.bbox), [r for r, _ in keep], [b for _, b in keep])  # type: ignore[misc]
         )
     return tables
+
+
+def merge_spanned_rows(
+    rows: Sequence[tuple[tuple[str, ...], Box]],
+) -> list[tuple[tuple[str, ...], Box]]:
+    """Rows whose cells span several of the table's ruled rows, read whole. A cell two
+    rows high ("Perimeter" beside its row of responses, centred on it) comes out of the
+    table finder as a row of its own, lying within the height of the row whose other
+    cells it labels; so does the second line of a tall header cell ("Under" / "Away Entry"
+    / "Timer"). Each such row joins the row that holds it, cell by cell, so a value keeps
+    its label and a heading its words."""
+    out: list[tuple[tuple[str, ...], Box]] = []
+    for cells, box in rows:
+        host = next(
+            (
+                i
+                for i in range(len(out) - 1, -1, -1)
+                if len(out[i][0]) == len(cells)
+                and out[i][1][1] - 0.5 <= box[1]
+                and box[3] <= out[i][1][3] + 0.5
+            ),
+            None,
+        )
+        if host is None:
+            out.append((cells, box))
+            continue
+        held, held_box = out[host]
+        joined = tuple(f"{a} {b}".strip() for a, b in zip(held, cells, strict=True))
+        out[host] = (joined, held_box)
+    return out
 
 
 def character_grid(rows: Sequence[tuple[str, ...]]) -> bool:

@@ -111,6 +111,13 @@ def test_a_table_row_is_quoted_cell_by_cell_under_the_columns_it_fills() -> None
     assert table_row(["Model | RS485", "(max) | (bps)"], "X | 9600") is None
     # Settings and their values with no header row: the first row is not a heading.
     assert table_row(["Supply voltage | 230 V"], "Frequency | 50 Hz") is None
+    # A heading spanning two columns lands in one, its values in the other.
+    header = ["Item |  | BLN-006 |  |  | BLN-018 | "]
+    assert table_row(header, "Fuse (A) | 12 |  |  | 36 |  | ") == (
+        "Item: Fuse (A) → BLN-006: 12; BLN-018: 36"
+    )
+    header = ["Item | Value | "]  # a heading already taken is not taken twice
+    assert table_row(header, "Fuse (A) | 12 | 36") == "Item: Fuse (A) → Value: 12; 36"
     header = ["Standby current | 7 Ah battery | 18 Ah battery"]  # values in a real header
     assert table_row(header, "500 mA | 11.9 h | 30.6 h") == (
         "Standby current: 500 mA → 7 Ah battery: 11.9 h; 18 Ah battery: 30.6 h"

@@ -211,3 +211,37 @@ def test_only_a_grid_of_single_characters_with_runs_of_letters_is_a_screen() -> 
     assert not character_grid(marks)  # no letters run on
     assert not character_grid(labelled)  # a row label is more than one character
     assert not character_grid(narrow)  # too narrow to be a screen
+
+
+def test_a_cell_two_rows_high_joins_the_row_it_labels() -> None:
+    """The table finder gives a tall cell ("Perimeter", centred on its row of responses)
+    and a header's second line rows of their own, within the row that holds them."""
+    from app.library.extract import merge_spanned_rows
+
+    rows = [
+        (("Attribute", "Disarm", "Under"), (50.0, 100.0, 500.0, 140.0)),
+        (("", "", "Entry Timer"), (300.0, 120.0, 500.0, 140.0)),
+        (("", "No Response", "Delayed Alarm"), (50.0, 140.0, 500.0, 180.0)),
+        (("Perimeter", "", ""), (50.0, 150.0, 120.0, 170.0)),
+        (("Interior", "No Response", "Instant Alarm"), (50.0, 180.0, 500.0, 200.0)),
+    ]
+
+    merged = merge_spanned_rows(rows)
+
+    assert [cells for cells, _ in merged] == [
+        ("Attribute", "Disarm", "Under Entry Timer"),
+        ("Perimeter", "No Response", "Delayed Alarm"),
+        ("Interior", "No Response", "Instant Alarm"),
+    ]
+    assert [box for _, box in merged] == [rows[0][1], rows[2][1], rows[4][1]]
+
+
+def test_rows_one_below_the_other_stay_apart() -> None:
+    from app.library.extract import merge_spanned_rows
+
+    rows = [
+        (("Model", "Fuse"), (0.0, 0.0, 100.0, 10.0)),
+        (("X-1", "20A"), (0.0, 10.0, 100.0, 20.0)),
+        (("X-2", ""), (0.0, 20.0, 100.0, 30.0)),
+    ]
+    assert merge_spanned_rows(rows) == rows
