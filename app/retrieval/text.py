@@ -333,9 +333,8 @@ class TextSearch:
         right page rose from fifth to third, no other record of ``cross_corpus.py``
         changed."""
         if term not in self._burst:
-            counts = None if any(ch.isdigit() for ch in term) else page_term_counts(
-                self.store.db, stem(term)
-            )
+            code = any(ch.isdigit() for ch in term)
+            counts = None if code else page_term_counts(self.store.db, stem(term))
             ratio = counts[1] / counts[0] if counts else 4.0
             self._burst[term] = min(1.0, max(0.25, 0.25 + math.log(ratio) / math.log(4)))
         return self._burst[term]
