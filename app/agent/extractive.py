@@ -387,7 +387,8 @@ def _spanning_heads(heads: list[str], cells: list[str]) -> list[str]:
     spans two columns lands in one of them, not always the same one ("BLN-006 TC1" above
     an empty cell, its "12" one column to the left): a filled cell under no heading takes
     the nearest heading (one column away, then two; right first) whose own column is
-    empty in this row and that no other cell has taken."""
+    empty in this row and that no other cell has taken. The first cell, the row's label,
+    keeps the heading of its own column or none."""
     out = list(heads)
     taken = {i for i, (h, c) in enumerate(zip(heads, cells, strict=True)) if h and c}
     for i, cell in enumerate(cells):
