@@ -69,7 +69,7 @@ def collect(sets: Sequence[BenchSet], cache: Path | None) -> list[Sample]:
     from app.agent.service import build_answerer
 
     seen: list[np.ndarray] = []
-    original = answer_tool.answer_extractively
+    original = answer_tool.answer_from_search
 
     def recording(*args: object, **kwargs: object) -> object:
         quotes = original(*args, **kwargs)  # type: ignore[arg-type]
@@ -77,7 +77,7 @@ def collect(sets: Sequence[BenchSet], cache: Path | None) -> list[Sample]:
             seen.append(np.asarray(quotes.signals.as_tuple(), dtype=float))
         return quotes
 
-    answer_tool.answer_extractively = recording  # type: ignore[assignment]
+    answer_tool.answer_from_search = recording  # type: ignore[assignment]
     out: list[Sample] = []
     libraries: dict[Path, tuple[object, object]] = {}
     try:
@@ -92,7 +92,7 @@ def collect(sets: Sequence[BenchSet], cache: Path | None) -> list[Sample]:
                 runs = np.asarray(seen) if seen else np.zeros((1, len(SIGNALS)))
                 out.append(Sample(bench_set.corpus.name, item.id, runs, not item.unanswerable))
     finally:
-        answer_tool.answer_extractively = original  # type: ignore[assignment]
+        answer_tool.answer_from_search = original  # type: ignore[assignment]
     return out
 
 
@@ -271,18 +271,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         w = fit(test)
         models["fit on this corpus"] = (w, threshold(test, w, args.max_false))
         models["fit on all (--write)"] = (w_all, t_all)
+        rows = [(name, test, w, t) for name, (w, t) in models.items()]
+        # The model that ships weighs all six signals, whichever were chosen here.
         shipped = [s for s in everything if s.corpus == corpus]
-        for name, (w, t) in models.items():
-            f = figures(test, w, t)
+        rows.append(("shipped weights", shipped, SHIPPED, ABSTAIN_BELOW))
+        for name, judged, w, t in rows:
+            f = figures(judged, w, t)
             print(
                 f"{corpus:<10}{name:<26}{f['declined_right']:>5}/{f['unanswerable']:<4}"
                 f"{f['recall']:>8.2f}{f['precision']:>10.2f}{f['false']:>5}/{f['answerable']:<3}"
             )
-        f = figures(shipped, SHIPPED, ABSTAIN_BELOW)
-        print(
-            f"{corpus:<10}{'shipped weights':<26}{f['declined_right']:>5}/{f['unanswerable']:<4}"
-            f"{f['recall']:>8.2f}{f['precision']:>10.2f}{f['false']:>5}/{f['answerable']:<3}"
-        )
     hedge = hedge_threshold(samples, w_all, t_all)
     print(f"fitted on all: threshold {t_all:.2f}, hedged below {hedge:.4f}, bias {w_all[0]:+.3f}")
     weights = np.r_[w_all[0], np.zeros(len(SIGNALS))]

@@ -23,7 +23,7 @@ from app.library.models import Box, TextLine, union_box
 from app.library.store import Store
 from app.retrieval.query import joined_words, stem, stems_of, tokenize
 from app.retrieval.regions import is_contents_line
-from app.retrieval.text import PageHit, SearchResult, header_band
+from app.retrieval.text import PageHit, SearchResult, TextSearch, header_band
 from app.retrieval.units import QUANTITY, asked_key, quantity_keys, unit_key
 from app.retrieval.vectors import VectorIndex
 
@@ -118,6 +118,19 @@ def answer_extractively(
         return _abstain(result, support, signals, probability)
     chosen = _with_next(chosen, units)
     return _compose(chosen, support, signals, probability, hedged=decided == "hedge")
+
+
+def answer_from_search(result: SearchResult, search: TextSearch, store: Store) -> ExtractiveAnswer:
+    """``answer_extractively`` with the weights ``search`` reads from its library for the
+    question's terms: their IDF, which of them the library holds, their burstiness."""
+    terms = result.query.terms
+    return answer_extractively(
+        result,
+        store,
+        search._idf(terms),
+        known=search.known(terms),
+        burstiness={t: search.burstiness(t) for t in terms},
+    )
 
 
 def answer_pages(result: SearchResult, limit: int = 3) -> list[PageHit]:

@@ -20,7 +20,7 @@ from app.agent.events import (
     Status,
     Token,
 )
-from app.agent.extractive import ExtractiveAnswer, answer_extractively
+from app.agent.extractive import ExtractiveAnswer, answer_from_search
 from app.library.embedding import Embedder
 from app.library.store import Store
 from app.retrieval.text import SearchResult, TextSearch
@@ -58,14 +58,7 @@ class RetrievalAnswerer:
             round(time.perf_counter() - t0, 4),
         )
         yield Decision("answer", "Quote the passages that answer it, with citations.", {}, 2)
-        terms = result.query.terms
-        answer = answer_extractively(
-            result,
-            self.store,
-            self.search._idf(terms),
-            known=self.search.known(terms),
-            burstiness={t: self.search.burstiness(t) for t in terms},
-        )
+        answer = answer_from_search(result, self.search, self.store)
         for piece in _pieces(answer.text):
             yield Token(piece)
         yield to_answer_event(answer, result)

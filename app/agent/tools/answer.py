@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 
 from app.agent.critic import CITATION, abstention, check_lexically, revise
 from app.agent.events import Answer, CitationOut, Error, Event, PageOut, Status, Token
-from app.agent.extractive import Citation, Evidence, ExtractiveAnswer, answer_extractively
+from app.agent.extractive import Citation, Evidence, ExtractiveAnswer, answer_from_search
 from app.agent.state import Found, SearchRun, TreeData
 from app.agent.tools import Tool, ToolResult, ToolRun
 from app.library.models import Box
@@ -223,13 +223,7 @@ class AnswerTool(Tool):
             query = replace(result.query, parts=asked.parts, quantities=asked.quantities)
             result = replace(result, query=query)
         with res.clock.timing("answerer"):
-            terms = result.query.terms
-            idf = res.text_search._idf(terms)
-            known = res.text_search.known(terms)
-            burstiness = {t: res.text_search.burstiness(t) for t in terms}
-            return answer_extractively(
-                result, res.library.store, idf, known=known, burstiness=burstiness
-            )
+            return answer_from_search(result, res.text_search, res.library.store)
 
     def _checked(
         self, state: TreeData, run: SearchRun, quotes: ExtractiveAnswer
