@@ -152,12 +152,20 @@ def revise(text: str, verdict: Verdict) -> str | None:
     return ("\n".join(kept).strip() + sources).strip() or None
 
 
-def abstention(titles: Sequence[str], queries: Sequence[str], closest: str = "") -> str:
-    """The plain "not in the manuals" answer, naming what was searched."""
+def abstention(
+    titles: Sequence[str], queries: Sequence[str], closest: str = "", named: Sequence[str] = ()
+) -> str:
+    """The plain "not in the manuals" answer, naming what was searched. With ``named``
+    (the manuals of the equipment the question names) and the closest passage in another
+    manual, it says so: that passage is about other equipment."""
     where = ", ".join(dict.fromkeys(titles)) or "the library"
     what = "; ".join(f"“{q}”" for q in dict.fromkeys(queries)) or "the question"
-    text = f"The manuals don't say. I searched {where} for {what}."
-    if closest:
+    subject = ", ".join(dict.fromkeys(named))
+    text = f"The {subject} manual doesn't say." if subject else "The manuals don't say."
+    text += f" I searched {where} for {what}."
+    if closest and subject:
+        text += f" The closest passage was {closest}, in another manual, which is not about it."
+    elif closest:
         text += f" The closest passage was {closest}, which does not answer it."
     return text
 

@@ -137,17 +137,27 @@ def answer_pages(result: SearchResult, limit: int = 3) -> list[PageHit]:
     """The pages to quote: the best ones of the best page's manual, and of any other
     manual the question names ("compare the batteries of A and B"). A question is about
     one piece of equipment; a passage of another manual that shares its words ("press and
-    hold", "fuse") answers a question nobody asked. The page after the best one joins
-    them when the search found it too: a passage runs on over a page break."""
-    if not result.pages:
-        return []
-    first = result.pages[0]
-    manuals = {first.document_id, *result.query.products}
+    hold", "fuse") answers a question nobody asked. So when the question names its
+    equipment, only the manuals of what it names are quoted, even when another manual's
+    page ranks first: what that page says is not about the equipment asked about. The
+    page after the best one joins them when the search found it too: a passage runs on
+    over a page break."""
+    manuals = answer_manuals(result)
     pages = [p for p in result.pages[: limit * 3] if p.document_id in manuals][:limit]
+    if not pages:
+        return []
+    first = pages[0]
     after = [
         p for p in result.pages if p.document_id == first.document_id and p.page == first.page + 1
     ]
     return pages + [p for p in after[:1] if p not in pages]
+
+
+def answer_manuals(result: SearchResult) -> set[int]:
+    """The manuals an answer may quote: those the question names, else the best page's."""
+    if result.query.products:
+        return set(result.query.products)
+    return {result.pages[0].document_id} if result.pages else set()
 
 
 def answer_signals(

@@ -19,7 +19,13 @@ from pydantic import BaseModel, Field
 
 from app.agent.critic import CITATION, abstention, check_lexically, revise
 from app.agent.events import Answer, CitationOut, Error, Event, PageOut, Status, Token
-from app.agent.extractive import Citation, Evidence, ExtractiveAnswer, answer_from_search
+from app.agent.extractive import (
+    Citation,
+    Evidence,
+    ExtractiveAnswer,
+    answer_from_search,
+    answer_manuals,
+)
 from app.agent.state import Found, SearchRun, TreeData
 from app.agent.tools import Tool, ToolResult, ToolRun
 from app.library.models import Box
@@ -181,17 +187,16 @@ class AnswerTool(Tool):
         """The quotes of the first search, or of a later one when clearly better; for a
         comparison searched product by product, each product's quotes together.
 
-        A later search counts only when its best page is in the manual of the first
-        search's best page, or one the question names: the ranking shown is the first
-        search's, and a search narrowed to another manual finds words in common ("press
-        and hold") in equipment nobody asked about."""
+        A later search counts only when its best page is in a manual the first search's
+        answer may quote (``answer_manuals``: those the question names, else that of its
+        best page): the ranking shown is the first search's, and a search narrowed to
+        another manual finds words in common ("press and hold") in equipment nobody asked
+        about."""
         compared = self._compared(state)
         if compared is not None:
             return compared
         first = state.searches[0] if state.searches else None
-        manuals = set()
-        if first is not None and first.result.pages:
-            manuals = {first.result.pages[0].document_id, *first.result.query.products}
+        manuals = answer_manuals(first.result) if first is not None else set()
         best: tuple[SearchRun, ExtractiveAnswer] | None = None
         for run in state.searches:
             top = run.result.pages[0].document_id if run.result.pages else None
@@ -248,7 +253,11 @@ class AnswerTool(Tool):
         found = state.environment.pages()
         titles = [p.title for p in found[:5]] or state.atlas.titles()
         closest = found[0].label if found else ""
-        text = abstention(titles, state.searched_queries() or [state.prompt], closest)
+        # A question naming its equipment whose closest passage is in another manual.
+        named = state.searches[0].result.query.products if state.searches else ()
+        elsewhere = bool(found) and bool(named) and found[0].document_id not in named
+        subject = state.atlas.titles(named) if elsewhere else []
+        text = abstention(titles, state.searched_queries() or [state.prompt], closest, subject)
         return Answer(text, [], True, pages, round(support, 3), mode)
 
     def pages(self, state: TreeData, primary: SearchRun | None) -> list[PageOut]:

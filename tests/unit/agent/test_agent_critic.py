@@ -104,3 +104,10 @@ def test_abstention_names_what_was_searched() -> None:
 
     assert text.startswith("The manuals don't say.")
     assert "Install Guide, User Manual" in text and "“q one”; “q two”" in text and "X p.3" in text
+
+
+def test_abstention_says_when_the_closest_passage_is_about_other_equipment() -> None:
+    text = abstention(["BOGP-3", "Hybrid"], ["rf frequency"], "Hybrid p.11", ["BOGP-3"])
+
+    assert text.startswith("The BOGP-3 manual doesn't say.")
+    assert "Hybrid p.11, in another manual" in text

@@ -24,8 +24,20 @@ def test_quotes_come_from_the_best_pages_manual_unless_the_question_names_others
     query = analyse("What fuse does it take?", [])
     result = SearchResult(query, pages, 1.0)
     assert [(p.document_id, p.page) for p in answer_pages(result)] == [(1, 3), (1, 4), (1, 9)]
-    named = SearchResult(replace(query, products=(2,)), pages, 1.0)
-    assert [(p.document_id, p.page) for p in answer_pages(named)] == [(1, 3), (2, 7), (1, 4)]
+    both = SearchResult(replace(query, products=(1, 2)), pages, 1.0)
+    assert [(p.document_id, p.page) for p in answer_pages(both)] == [(1, 3), (2, 7), (1, 4)]
+
+
+def test_a_question_naming_its_equipment_is_not_answered_from_another_manual() -> None:
+    # Manual 1's page ranks first, but the question names manual 2's equipment: what
+    # manual 1 says is about other equipment, so only manual 2's pages are quoted ...
+    pages = (hit(1, 11), hit(2, 6), hit(1, 10), hit(2, 1), hit(2, 7))
+    query = replace(analyse("What RF frequency does it use?", []), products=(2,))
+    named = SearchResult(query, pages, 1.0)
+    assert [(p.document_id, p.page) for p in answer_pages(named)] == [(2, 6), (2, 1), (2, 7)]
+    # ... and none when the search found none of them.
+    elsewhere = SearchResult(query, (hit(1, 11), hit(1, 10)), 1.0)
+    assert answer_pages(elsewhere) == []
 
 
 def test_the_page_after_the_best_one_is_quoted_when_the_search_found_it() -> None:
