@@ -21,7 +21,7 @@ import numpy as np
 from app.agent.abstention import AnswerSignals, answerable, verdict
 from app.library.models import Box, TextLine, union_box
 from app.library.store import Store
-from app.retrieval.query import joined_words, stem, stems_of, tokenize
+from app.retrieval.query import joined_words, measure_words, stem, stems_of, tokenize
 from app.retrieval.regions import is_contents_line
 from app.retrieval.text import PageHit, SearchResult, TextSearch, header_band
 from app.retrieval.units import QUANTITY, asked_key, quantity_keys, unit_key
@@ -107,7 +107,8 @@ def answer_extractively(
     burst = burstiness or {}
     salient = {t: w * burst.get(t, 1.0) for t, w in weights.items()}
     scored = _score(units, result, store, salient)
-    chosen = _select(scored, salient, max_quotes, result.query.quantities)
+    measures = measure_words(result.query.text)
+    chosen = _select(scored, salient, max_quotes, result.query.quantities, measures)
     chosen = _cover_parts(chosen, scored, salient, result.query.parts, max_quotes)
     evidence_text = " ".join(store.page_text(p.document_id, p.page) or "" for p in pages)
     support = _coverage(evidence_text, weights)
@@ -187,12 +188,16 @@ def answer_signals(
 
 
 def _select(
-    scored: list[Evidence], weights: dict[str, float], limit: int, wanted: Collection[str] = ()
+    scored: list[Evidence],
+    weights: dict[str, float],
+    limit: int,
+    wanted: Collection[str] = (),
+    unprinted: Collection[str] = (),
 ) -> list[Evidence]:
     """Greedy: the best unit, then those that add question terms not yet covered, so a
     question about three codes gets the three lines that hold them. A question that asks
     for a quantity (``wanted`` keys) gets the best unit that prints one, if close enough."""
-    chosen = _greedy(scored, weights, limit, wanted)
+    chosen = _greedy(scored, weights, limit, wanted, unprinted)
     held = [u for u in chosen if quantity_keys(u.text) & set(wanted)]
     if wanted and not held:
         best = scored[0].score
@@ -271,9 +276,15 @@ def _prints_value(text: str) -> bool:
 
 
 def _greedy(
-    scored: list[Evidence], weights: dict[str, float], limit: int, wanted: Collection[str] = ()
+    scored: list[Evidence],
+    weights: dict[str, float],
+    limit: int,
+    wanted: Collection[str] = (),
+    unprinted: Collection[str] = (),
 ) -> list[Evidence]:
     """The best unit, then each that adds question terms, or that is close to the best.
+    A term an answer does not print (``unprinted``: the "long" of "how long") adds
+    nothing: "one long beep" does not answer how long to hold a button.
     In the best unit's own passage (its chunk, or its section on the same or the next
     page), a unit that prints another value of the asked quantity adds too: a passage that
     lists "Phone Test (3-10 seconds)", "Learn Mode (10-20 seconds)" answers "how long for
@@ -287,7 +298,10 @@ def _greedy(
         if len(chosen) >= limit or unit.score < 0.5 * best.score:
             break
         stems = _stems(f"{unit.context} {unit.text}")
-        gain = sum(w for t, w in weights.items() if _found(t, stems - covered)) / total
+        gain = (
+            sum(w for t, w in weights.items() if t not in unprinted and _found(t, stems - covered))
+            / total
+        )
         same_passage = unit.chunk_id == best.chunk_id or (
             unit.page_hit.document_id == best.page_hit.document_id
             and unit.page_hit.page in (best.page_hit.page, best.page_hit.page + 1)

@@ -14,6 +14,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 
 import Stemmer
 
@@ -313,6 +314,13 @@ def asked_parts(text: str) -> list[list[str]]:
         if part:
             parts.append(part)
     return parts
+
+
+def measure_words(text: str) -> frozenset[str]:
+    """The words that say what is measured after "how" ("how *long*", "how *many* amps"):
+    a question's terms, but not words its answer prints ("hold it for 10 seconds")."""
+    tokens = tokenize(text)
+    return frozenset(b for a, b in pairwise(tokens) if a == "how" and b not in STOPWORDS)
 
 
 def _next_listed(tokens: Sequence[str], i: int) -> int:

@@ -163,6 +163,21 @@ def test_the_best_quotes_passage_gives_every_value_it_lists_of_the_asked_quantit
     assert _greedy([best, listed, elsewhere], weights, 4) == [best]
 
 
+def test_the_measure_word_of_how_adds_nothing_to_the_quotes() -> None:
+    from app.agent.extractive import _greedy
+    from app.retrieval.query import measure_words
+
+    question = "How long do I hold the button to power-cycle it, and how many beeps?"
+    assert measure_words(question) == {"long", "many"}
+    best = unit("Press and hold the button to start a phone test.", 1.0)
+    beep = replace(best, text="One long beep: invalid code", score=0.8, chunk_id=5)
+    cycle = replace(best, text="Power Cycle (20-30 seconds): restarts it", score=0.7, chunk_id=6)
+    weights = {"long": 2.0, "hold": 3.0, "button": 3.0, "power-cycle": 6.0}
+    # "One long beep" holds "long", but that is not what an answer prints.
+    assert _greedy([best, beep, cycle], weights, 2) == [best, beep]
+    assert _greedy([best, beep, cycle], weights, 2, unprinted={"long"}) == [best, cycle]
+
+
 def test_quotes_follow_the_bursty_words_but_the_decision_to_answer_does_not(
     make_agent: Callable[..., Any],
 ) -> None:
