@@ -350,7 +350,7 @@ def _asked_quantities(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(keys))
 
 
-_HOW = re.compile(r"\bhow\s+([a-z]+)\b", re.IGNORECASE)
+_HOW = re.compile(r"\bhow\s+(?:much\s+)?([a-z]+)\b", re.IGNORECASE)
 
 
 def _asked_unit(word: str) -> str | None:

@@ -237,7 +237,7 @@ def asked_key(word: str) -> str | None:
 
 
 # English asks for a measure with "how" and an adjective: "how long do I hold it" asks
-# for a time. The adjective names no unit, so the registry cannot read it; these are the
+# for a time, and so does "how much longer" with its comparative. The adjective names no unit, so the registry cannot read it; these are the
 # pint dimensions each one measures. "How far off" asks for a deviation, not a length, and
 # a question asks a cable's length by naming it ("what length").
 _MEASURES: dict[str, tuple[str, ...]] = {
@@ -251,9 +251,14 @@ _MEASURES: dict[str, tuple[str, ...]] = {
 
 
 def measure_keys(adjective: str) -> tuple[str, ...]:
-    """The quantity keys "how <adjective>" asks for ("long": a time)."""
+    """The quantity keys "how <adjective>" asks for ("long": a time), or "how much
+    <comparative>" ("how much longer": a time too)."""
     reg = registry()
-    return tuple(key_of(reg.get_dimensionality(d)) for d in _MEASURES.get(adjective.lower(), ()))
+    word = adjective.lower()
+    # English comparatives: longer, colder; hotter (a doubled consonant); heavier.
+    forms = (word, word[:-2], word[:-3], word[:-3] + "y") if word.endswith("er") else (word,)
+    found = next((_MEASURES[f] for f in forms if f in _MEASURES), ())
+    return tuple(key_of(reg.get_dimensionality(d)) for d in found)
 
 
 def is_unit_name(word: str) -> bool:

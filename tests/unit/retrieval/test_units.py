@@ -61,6 +61,10 @@ def test_how_long_asks_for_a_time_but_how_far_off_for_no_length() -> None:
     # "How far off" is a deviation; a cable's length is asked by naming it.
     assert analyse("How far off frequency may the tuner drift?", []).quantities == ()
     assert analyse("How often does it test the battery?", []).quantities == (key("5 min"),)
+    # "How much longer" asks for a time too, "how much hotter" for a temperature.
+    assert analyse("How much longer will it wait?", []).quantities == (key("2 s"),)
+    assert analyse("How much hotter may it run?", []).quantities == (key("40 °C"),)
+    assert analyse("How much propane is in it?", []).quantities == ()
 
 
 def test_a_value_spelled_out_before_a_unit_name_is_a_quantity() -> None:
