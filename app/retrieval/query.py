@@ -339,7 +339,19 @@ def _asked_quantities(text: str) -> tuple[str, ...]:
     circumstance ("with a 12 V feed") are not asked for. "How long" asks for a time
     (``units.measure_keys``)."""
     asked = asked_words(text)
-    keys = [k for t in asked if (k := asked_key(t) or _asked_unit(t)) is not None]
+    # "How many" counts things: a quantity's name right after it ("how many charge
+    # cycles") says what kind of thing is counted, only a unit's name ("how many amps")
+    # the quantity asked for.
+    counted = {
+        w.lower()
+        for w in _HOW_MANY.findall(text)
+        if not (is_unit_name(w.lower()) or is_unit_name(w.lower()[:-1]))
+    }
+    keys = [
+        k
+        for t in asked
+        if (k := (None if t in counted else asked_key(t)) or _asked_unit(t)) is not None
+    ]
     for adjective in _HOW.findall(text):
         keys.extend(measure_keys(adjective))
     wanted = set(asked)
@@ -351,6 +363,7 @@ def _asked_quantities(text: str) -> tuple[str, ...]:
 
 
 _HOW = re.compile(r"\bhow\s+(?:much\s+)?([a-z]+)\b", re.IGNORECASE)
+_HOW_MANY = re.compile(r"\bhow\s+many\s+([a-z]+)\b", re.IGNORECASE)
 
 
 def _asked_unit(word: str) -> str | None:

@@ -65,6 +65,9 @@ def test_how_long_asks_for_a_time_but_how_far_off_for_no_length() -> None:
     assert analyse("How much longer will it wait?", []).quantities == (key("2 s"),)
     assert analyse("How much hotter may it run?", []).quantities == (key("40 °C"),)
     assert analyse("How much propane is in it?", []).quantities == ()
+    # "How many" counts things: a quantity's name after it says what is counted.
+    assert analyse("Which code shows how many charge cycles it did?", []).quantities == ()
+    assert analyse("How many amps does it draw?", []).quantities == (key("2 A"),)
 
 
 def test_a_value_spelled_out_before_a_unit_name_is_a_quantity() -> None:
