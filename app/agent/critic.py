@@ -153,15 +153,22 @@ def revise(text: str, verdict: Verdict) -> str | None:
 
 
 def abstention(
-    titles: Sequence[str], queries: Sequence[str], closest: str = "", named: Sequence[str] = ()
+    titles: Sequence[str],
+    queries: Sequence[str],
+    closest: str = "",
+    named: Sequence[str] = (),
+    unprinted: Sequence[str] = (),
 ) -> str:
     """The plain "not in the manuals" answer, naming what was searched. With ``named``
     (the manuals of the equipment the question names) and the closest passage in another
-    manual, it says so: that passage is about other equipment."""
+    manual, it says so: that passage is about other equipment. ``unprinted`` names the
+    quantities asked for that the manual prints no value of anywhere ("torque")."""
     where = ", ".join(dict.fromkeys(titles)) or "the library"
     what = "; ".join(f"“{q}”" for q in dict.fromkeys(queries)) or "the question"
     subject = ", ".join(dict.fromkeys(named))
     text = f"The {subject} manual doesn't say." if subject else "The manuals don't say."
+    if unprinted:
+        text += f" No page of the manual it is about gives a {' or '.join(unprinted)} value."
     text += f" I searched {where} for {what}."
     if closest and subject:
         text += f" The closest passage was {closest}, in another manual, which is not about it."

@@ -13,7 +13,7 @@ quotes come with a caution that the manual may not state it exactly.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -24,7 +24,7 @@ from app.library.store import Store
 from app.retrieval.query import joined_words, measure_words, stem, stems_of, tokenize
 from app.retrieval.regions import is_contents_line
 from app.retrieval.text import PageHit, SearchResult, TextSearch, header_band
-from app.retrieval.units import QUANTITY, asked_key, quantity_keys, unit_key
+from app.retrieval.units import QUANTITY, asked_key, quantity_keys, quantity_name, unit_key
 from app.retrieval.vectors import VectorIndex
 
 _ENDS_SENTENCE = re.compile(r"[.!?:;)\]]\s*$")
@@ -82,6 +82,9 @@ class ExtractiveAnswer:
     evidence: tuple[Evidence, ...] = ()
     signals: AnswerSignals | None = None  # what the abstention decision weighed
     probability: float = 1.0  # that the evidence answers the question
+    # The quantities the question asks for that its manuals print no value of anywhere,
+    # in the question's words ("torque").
+    unprinted: tuple[str, ...] = ()
 
 
 def answer_extractively(
@@ -92,6 +95,7 @@ def answer_extractively(
     max_quotes: int = 4,
     known: Collection[str] | None = None,
     burstiness: Mapping[str, float] | None = None,
+    printed: Callable[[int], Collection[str]] | None = None,
 ) -> ExtractiveAnswer:
     """Quote the best supporting sentences of the top pages, or abstain. ``known`` are
     the question's terms the library holds at all (``TextSearch.known``). Quotes are
@@ -99,6 +103,16 @@ def answer_extractively(
     how a question is put weighs little), as pages are ranked; whether to answer is
     judged on the plain weights the abstention model was fitted on."""
     pages = answer_pages(result, max_pages)
+    if printed is not None:
+        # A manual that prints no value of the quantity asked for ("how many mAh")
+        # anywhere does not state it, however well its words match the question.
+        manuals = {p.document_id for p in pages}
+        unprinted = tuple(
+            q for q in result.query.quantities if not any(q in printed(m) for m in manuals)
+        )
+        if manuals and unprinted:
+            names = tuple(_quantity_asked(result.query.terms, q) for q in unprinted)
+            return replace(_abstain(result, 0.0), unprinted=names)
     # A passage a manual prints on two pages is quoted once, from the better-ranked page.
     units = _dedupe([u for rank, hit in enumerate(pages) for u in _units(store, hit, rank)])
     if not units:
@@ -121,6 +135,12 @@ def answer_extractively(
     return _compose(chosen, support, signals, probability, hedged=decided == "hedge")
 
 
+def _quantity_asked(terms: Sequence[str], key: str) -> str:
+    """The question's word for a quantity it asks for ("torque"), else the quantity's
+    name ("charge" for "mAh")."""
+    return next((t for t in terms if asked_key(t) == key), quantity_name(key))
+
+
 def answer_from_search(result: SearchResult, search: TextSearch, store: Store) -> ExtractiveAnswer:
     """``answer_extractively`` with the weights ``search`` reads from its library for the
     question's terms: their IDF, which of them the library holds, their burstiness."""
@@ -131,6 +151,7 @@ def answer_from_search(result: SearchResult, search: TextSearch, store: Store) -
         search._idf(terms),
         known=search.known(terms),
         burstiness={t: search.burstiness(t) for t in terms},
+        printed=search.printed_quantities,
     )
 
 

@@ -516,6 +516,13 @@ class Store:
             out[(r[1], r[2])].append(chunk)
         return out
 
+    def page_texts(self, doc_id: int) -> list[str]:
+        """Every page's text of a document, in page order."""
+        rows = self.db.execute(
+            "SELECT text FROM pages WHERE document_id = ? ORDER BY number", (doc_id,)
+        )
+        return [r[0] or "" for r in rows]
+
     def page_text(self, doc_id: int, page: int) -> str | None:
         row = self.db.execute(
             "SELECT text FROM pages WHERE document_id = ? AND number = ?", (doc_id, page)

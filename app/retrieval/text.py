@@ -129,6 +129,7 @@ class TextSearch:
         self._documents: list[DocumentInfo] = []
         self._chunk_df: dict[str, int | None] = {}
         self._burst: dict[str, float] = {}
+        self._printed: dict[int, frozenset[str]] = {}
         if store.library_dir is not None:
             use_cache_folder(store.library_dir / "cache" / "units")
         add_vocabulary_views(store.db)
@@ -209,6 +210,7 @@ class TextSearch:
             self._documents = self.store.list_documents()
             self._chunk_df = {}
             self._burst = {}
+            self._printed = {}
 
     def product_names(self, documents: Sequence[DocumentInfo]) -> dict[int, frozenset[str]]:
         """Each document's product names (``query.product_names``), a word of a name
@@ -217,6 +219,17 @@ class TextSearch:
         if self._names is None or self._names[0] != key:
             self._names = (key, product_names(documents, self._documents_with))
         return self._names[1]
+
+    def printed_quantities(self, doc_id: int) -> frozenset[str]:
+        """The quantities a manual prints a value of anywhere (``units.quantity_keys``): a
+        question asking for a quantity its manual never gives cannot be answered from it.
+        Read once per manual, kept until the library changes."""
+        if doc_id not in self._printed:
+            keys: set[str] = set()
+            for text in self.store.page_texts(doc_id):
+                keys |= quantity_keys.__wrapped__(text)  # read once: not worth caching
+            self._printed[doc_id] = frozenset(keys)
+        return self._printed[doc_id]
 
     def _documents_with(self, word: str) -> int:
         if not word.replace("-", "").isalnum():

@@ -117,6 +117,11 @@ def key_of(dimensionality: Any) -> str:
     return f"⟨{text}⟩"
 
 
+def quantity_name(key: str) -> str:
+    """A quantity key as words: "⟨[electric_potential]⟩" -> "electric potential"."""
+    return key.strip("⟨⟩").replace("[", "").replace("]", "").replace("_", " ")
+
+
 @lru_cache(maxsize=1)
 def _named_dimensions() -> tuple[str, ...]:
     """Pint's dimension names, base ones first (so ``[length]`` is not called ``[wavenumber]``
@@ -237,9 +242,10 @@ def asked_key(word: str) -> str | None:
 
 
 # English asks for a measure with "how" and an adjective: "how long do I hold it" asks
-# for a time, and so does "how much longer" with its comparative. The adjective names no unit, so the registry cannot read it; these are the
-# pint dimensions each one measures. "How far off" asks for a deviation, not a length, and
-# a question asks a cable's length by naming it ("what length").
+# for a time, and so does "how much longer" with its comparative. The adjective names no
+# unit, so the registry cannot read it; these are the pint dimensions each one measures.
+# "How far off" asks for a deviation, not a length, and a question asks a cable's length
+# by naming it ("what length").
 _MEASURES: dict[str, tuple[str, ...]] = {
     "long": ("[time]",),
     "often": ("[time]",),

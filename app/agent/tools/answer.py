@@ -175,7 +175,8 @@ class AnswerTool(Tool):
         best = self.best_quotes(state)
         detail: dict[str, Any] = {"critic": None}
         if best is None or best[1].abstained:
-            event = self.abstain(state, best[1].support if best else 0.0)
+            unprinted = best[1].unprinted if best else ()
+            event = self.abstain(state, best[1].support if best else 0.0, unprinted=unprinted)
         else:
             run, quotes = best
             event, detail = self._checked(state, run, quotes)
@@ -247,8 +248,15 @@ class AnswerTool(Tool):
         return Answer(text, citations, False, pages, round(quotes.support, 3)), detail
 
     # ---- shared ------------------------------------------------------------------------
-    def abstain(self, state: TreeData, support: float = 0.0, mode: str = "no-llm") -> Answer:
-        """The manuals don't say: which manuals and queries were searched, the closest page."""
+    def abstain(
+        self,
+        state: TreeData,
+        support: float = 0.0,
+        mode: str = "no-llm",
+        unprinted: Sequence[str] = (),
+    ) -> Answer:
+        """The manuals don't say: which manuals and queries were searched, the closest page,
+        and the quantities asked for that the manual gives no value of (``unprinted``)."""
         pages = self.pages(state, state.searches[0] if state.searches else None)
         found = state.environment.pages()
         titles = [p.title for p in found[:5]] or state.atlas.titles()
@@ -257,7 +265,8 @@ class AnswerTool(Tool):
         named = state.searches[0].result.query.products if state.searches else ()
         elsewhere = bool(found) and bool(named) and found[0].document_id not in named
         subject = state.atlas.titles(named) if elsewhere else []
-        text = abstention(titles, state.searched_queries() or [state.prompt], closest, subject)
+        queries = state.searched_queries() or [state.prompt]
+        text = abstention(titles, queries, closest, subject, unprinted)
         return Answer(text, [], True, pages, round(support, 3), mode)
 
     def pages(self, state: TreeData, primary: SearchRun | None) -> list[PageOut]:

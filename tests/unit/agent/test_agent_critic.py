@@ -111,3 +111,10 @@ def test_abstention_says_when_the_closest_passage_is_about_other_equipment() -> 
 
     assert text.startswith("The BOGP-3 manual doesn't say.")
     assert "Hybrid p.11, in another manual" in text
+
+
+def test_abstention_names_the_quantity_no_page_gives() -> None:
+    text = abstention(["Radio"], ["battery mah"], "Radio p.4", unprinted=["charge"])
+
+    assert text.startswith("The manuals don't say. No page of the manual it is about")
+    assert "gives a charge value" in text

@@ -197,3 +197,30 @@ def test_quotes_follow_the_bursty_words_but_the_decision_to_answer_does_not(
     assert keypad.text != plain.text
     assert keypad.signals.support == plain.signals.support
     assert keypad.signals.rank_score == plain.signals.rank_score
+
+
+def test_a_quantity_the_manual_prints_no_value_of_anywhere_is_not_answered(
+    make_agent: Callable[..., Any],
+) -> None:
+    from app.agent.events import Answer
+    from app.agent.extractive import answer_from_search
+    from app.retrieval.units import quantity_keys
+
+    resources = make_agent().resources
+    search, store = resources.text_search, resources.library.store
+    result = search.search("What torque should the AX-200 terminal screws be tightened to?")
+    manual = result.pages[0].document_id
+    # The installation manual prints volts and amps, but no torque (N·m) anywhere ...
+    assert next(iter(quantity_keys("13.8 V"))) in search.printed_quantities(manual)
+    assert result.query.quantities[0] not in search.printed_quantities(manual)
+    quotes = answer_from_search(result, search, store)
+    assert quotes.abstained and quotes.unprinted == ("torque",)
+    # ... and the agent says so, naming what it searched.
+    events = list(
+        make_agent().ask("What torque should the AX-200 terminal screws be tightened to?")
+    )
+    answer = next(e for e in events if isinstance(e, Answer))
+    assert answer.abstained and "gives a torque value" in answer.text
+    # A quantity it does print is answered as before.
+    volts = search.search("What voltage does the AUX+ terminal supply?")
+    assert not answer_from_search(volts, search, store).abstained
