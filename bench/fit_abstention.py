@@ -52,7 +52,9 @@ HEDGE_SHARE = 0.2
 class Sample:
     corpus: str
     question: str
-    runs: np.ndarray  # searches x signals: every quote set the agent weighed
+    # searches x signals: every quote set the agent weighed; none when it declined
+    # before weighing any (``probabilities``)
+    runs: np.ndarray
     answerable: bool
 
     @property
@@ -89,7 +91,9 @@ def collect(sets: Sequence[BenchSet], cache: Path | None) -> list[Sample]:
             for item in load_dataset(bench_set.dataset):
                 seen.clear()
                 list(answerer.ask(item.query))
-                runs = np.asarray(seen) if seen else np.zeros((1, len(SIGNALS)))
+                # No quote set weighed: the answerer declined before the model (a manual
+                # that prints no value of the asked quantity, no pages at all).
+                runs = np.asarray(seen) if seen else np.zeros((0, len(SIGNALS)))
                 out.append(Sample(bench_set.corpus.name, item.id, runs, not item.unanswerable))
     finally:
         answer_tool.answer_from_search = original  # type: ignore[assignment]
@@ -113,11 +117,13 @@ def fit(samples: Sequence[Sample], l2: float = 0.01, steps: int = 4000) -> np.nd
 
 
 def probabilities(samples: Sequence[Sample], w: np.ndarray) -> np.ndarray:
-    """Per question, the best of its quote sets: the agent answers when any clears."""
+    """Per question, the best of its quote sets: the agent answers when any clears. A
+    question with none was declined before the model weighed anything (0: declined
+    whatever the weights; it takes no part in fitting them either)."""
     out = []
     for s in samples:
         x = np.c_[np.ones(len(s.runs)), s.runs]
-        out.append(float(np.max(1 / (1 + np.exp(-(x @ w))))))
+        out.append(float(np.max(1 / (1 + np.exp(-(x @ w))))) if len(s.runs) else 0.0)
     return np.asarray(out)
 
 
