@@ -51,7 +51,9 @@ class Question:
     gold: np.ndarray  # bool per candidate
 
 
-def collect(sets: Sequence[BenchSet], cache: Path | None) -> list[Question]:
+def collect(sets: Sequence[BenchSet], cache: Path | None, depth: int = 0) -> list[Question]:
+    """Each answerable question's candidates: the first ``depth`` pages of the first
+    stage (0: as many as the search re-scores), in its order, with their features."""
     from app.library.embedding import make_embedder
     from app.retrieval.text import TextSearch
 
@@ -63,6 +65,8 @@ def collect(sets: Sequence[BenchSet], cache: Path | None) -> list[Question]:
             libraries[bench_set.corpus] = open_library(bench_set.corpus, cache)[0]
         library = libraries[bench_set.corpus]
         search = TextSearch(library.store, embedder)  # type: ignore[attr-defined]
+        if depth:
+            search.rerank_depth = depth
         names = {d.id: d.file_name for d in library.store.list_documents()}  # type: ignore[attr-defined]
         for item in load_dataset(bench_set.dataset):
             if item.unanswerable:
@@ -188,6 +192,23 @@ def rank_figures(questions: Sequence[Question], w: np.ndarray | None) -> dict[st
     }
 
 
+def depth_figures(questions: Sequence[Question], w: np.ndarray, depth: int) -> dict[str, float]:
+    """Hit@1, Hit@3, MRR when only the first ``depth`` candidates are re-scored by ``w``
+    and the rest keep their first-stage places after them."""
+    ranks = []
+    for q in questions:
+        top = np.argsort(-(q.features[:depth] @ w), kind="stable")
+        order = np.r_[top, np.arange(len(top), len(q.gold))].astype(int)
+        hits = np.nonzero(q.gold[order])[0]
+        ranks.append(int(hits[0]) + 1 if len(hits) else None)
+    n = len(ranks) or 1
+    return {
+        "hit@1": sum(1 for r in ranks if r == 1) / n,
+        "hit@3": sum(1 for r in ranks if r is not None and r <= 3) / n,
+        "mrr": sum(1 / r for r in ranks if r) / n,
+    }
+
+
 def as_vector(weights: dict[str, float]) -> np.ndarray:
     return np.asarray([weights.get(n, 0.0) for n in FEATURES])
 
@@ -214,9 +235,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--l2", type=float, default=0.01, help="of the softmax fit")
     parser.add_argument("--write", action="store_true", help="save the all-sets fit")
     parser.add_argument("--features", type=Path, help="save the candidates here, or reuse them")
+    parser.add_argument(
+        "--depth",
+        type=int,
+        default=0,
+        help="collect this many first-stage pages per question (default: as many as the"
+        " search re-scores) and print the shipped weights re-scoring fewer of them",
+    )
     args = parser.parse_args(argv)
     sets = [BenchSet.parse(s) for s in (args.sets or DEFAULT_SETS)]
-    questions = cached(args.features, sets, args.cache, collect)
+    questions = cached(
+        args.features, sets, args.cache, lambda s, c: collect(s, c, depth=args.depth)
+    )
     corpora = sorted({q.corpus for q in questions})
     everything = choose_blend(questions)
     rows = []
@@ -241,6 +271,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{corpus:<10}{name:<26}{f['n']:>4}{f['hit@1']:>8.3f}{f['hit@3']:>8.3f}"
             f"{f['mrr']:>8.3f}{f['ceiling']:>9.3f}"
         )
+    if args.depth:
+        print(f"shipped weights re-scoring the first pages of {args.depth}, all sets:")
+        for depth in sorted({5, 10, 15, 20, args.depth} - {d for d in (15, 20) if d > args.depth}):
+            f = depth_figures(questions, as_vector(WEIGHTS), depth)
+            figures = f"Hit@1 {f['hit@1']:.3f}  Hit@3 {f['hit@3']:.3f}  MRR {f['mrr']:.3f}"
+            print(f"  {depth:>3} pages  {figures}")
     print("blend chosen on all sets:")
     for n, v in zip(FEATURES, everything, strict=True):
         print(f"  {n:<12}{v:+.3f}")

@@ -103,15 +103,17 @@ class TextSearch:
     right page of 5 of the 41 answerable trades questions was not among the re-scored
     pages, at 120 of 4; key facts rose on the trades and held-out development sets with
     Hit@1 unchanged, and 200 ranked worse on the first development set); the best
-    ``rerank_depth`` pages are re-scored on all their evidence. On the development sets the
-    first stage puts a right page within its first 10 for 96 of 97 questions that have one
-    among its candidates (the other at 28, which re-scoring did not lift into the first
-    three), so 20 keeps twice that margin: at 100k chunks a search then took 55 ms at p50
-    where 30 pages took 63-64 (``bench/search_latency.py --keep DIR --no-minilm``).
+    ``rerank_depth`` pages are re-scored on all their evidence. On the four development
+    sets (101 answerable questions) the first stage puts a right page 9th or lower for
+    three questions, and re-scoring more pages lifts none of them into the first three:
+    Hit@1 0.752 and Hit@3 0.921 re-scoring 10, 15, 20 or 30 pages, 0.713 and 0.891
+    re-scoring 5 (``bench/fit_ranker.py --cache DIR --depth 30``). At 100k chunks a search
+    takes 39 ms at p50 re-scoring 10 pages, 44 re-scoring 15 and 51 re-scoring 20
+    (``bench/search_latency.py --keep DIR --no-minilm --depths 20,15``, one run).
     """
 
     def __init__(
-        self, store: Store, embedder: Embedder, candidates: int = 120, rerank_depth: int = 20
+        self, store: Store, embedder: Embedder, candidates: int = 120, rerank_depth: int = 10
     ) -> None:
         self.store = store
         self.rerank_depth = rerank_depth
