@@ -71,6 +71,7 @@ class Evidence:
     score: float = 0.0
     context: str = ""  # the sub-heading it sits under, scored with it and shown before it
     chunk_id: int = 0  # the stored chunk it comes from (its vector scores its meaning)
+    row: bool = False  # a table row (read under its column headings)
 
 
 @dataclass(frozen=True, slots=True)
@@ -329,7 +330,10 @@ def _greedy(
             and unit.context == best.context
         )
         printed = _values(unit.text, wanted)
-        if gain > 0.05 or unit.score >= 0.85 * best.score or (same_passage and printed - values):
+        # A table's other rows are other things (the PGM1 output's rating is not the
+        # AUX+ output's), where a passage's other items are parts of one answer.
+        listed = same_passage and not unit.row and bool(printed - values)
+        if gain > 0.05 or unit.score >= 0.85 * best.score or listed:
             chosen.append(unit)
             covered |= stems
             values |= printed
@@ -405,6 +409,7 @@ def _units(store: Store, hit: PageHit, rank: int) -> list[Evidence]:
                         line.box,
                         context=chunk.heading.split(" > ")[-1],
                         chunk_id=chunk.id,
+                        row=True,
                     )
                 )
             continue

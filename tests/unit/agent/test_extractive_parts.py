@@ -161,6 +161,11 @@ def test_the_best_quotes_passage_gives_every_value_it_lists_of_the_asked_quantit
     assert overleaf in _greedy([best, overleaf, elsewhere], weights, 4, (time,))
     # A question that asks for no quantity gets no more than the terms ask for.
     assert _greedy([best, listed, elsewhere], weights, 4) == [best]
+    # Another row of the best quote's table is another thing, not an item of its answer.
+    current = next(iter(quantity_keys("500 mA")))
+    aux = replace(best, text="Terminal: AUX+ → Rating: 13.8 V DC, 500 mA max", row=True)
+    pgm = replace(aux, text="Terminal: PGM1 → Rating: 100 mA max", score=0.6)
+    assert _greedy([aux, pgm], {"aux+": 5.0, "current": 2.0}, 4, (current,)) == [aux]
 
 
 def test_the_measure_word_of_how_adds_nothing_to_the_quotes() -> None:
