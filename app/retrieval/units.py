@@ -35,20 +35,26 @@ _REWRITES = (
     ("·", "*"),
 )
 _AC_DC = re.compile(r"^(\w+?)(?:dc|ac|DC|AC|rms|RMS|p-p|pp)$")
+# Torques as manuals print them: "12 Nm" (pint reads a nanometre's capital), "15 in-lbs" and
+# "10 ft-lb" (a pound-force times a length, written with a hyphen and the mass's symbol).
+_NEWTON_METRE = re.compile(r"^([kcm]?)N[-*]?(c?m)$")
+_POUND_LENGTH = re.compile(r"^(?:(in|ft)[-*]?lbf?s?|lbf?s?[-*]?(in|ft))$", re.IGNORECASE)
+# Flows by their initials: gallons, litres and cubic feet per minute.
+_PER_MINUTE = {"gpm": "gallon/minute", "lpm": "liter/minute", "cfm": "foot**3/minute"}
 _PRODUCT_DOT = re.compile(r"(?<=[A-Za-z])\.(?=[A-Za-z])")
 # A number, an optional range or tolerance, then what follows it up to a space or a
 # bracket: "13.8 V", "-40℃~+70℃", "500mA", "1.2 N·m", "9600 bps", "±5%".
 QUANTITY = re.compile(
     r"(?<![\w.])[-+±]?\d+(?:[.,]\d+)?"
     r"(?:\s?(?:~|-|–|to)\s?[-+]?\d+(?:[.,]\d+)?)?"
-    r"\s?([A-Za-zµμΩ°℃℉%][A-Za-zµμΩ°℃℉%/·.*²³0-9]{0,11})"
+    r"\s?([A-Za-zµμΩ°℃℉%][A-Za-zµμΩ°℃℉%/·.*²³0-9]{0,11}(?:-[A-Za-z]{1,5}\b)?)"
 )
 # A column's unit in brackets after its name: "Current(A)", "Weight [kg]", "Size (mm²)".
 _BRACKETED = re.compile(r"[(\[]\s?([A-Za-zµμΩ°℃℉%][A-Za-zµμΩ°℃℉%/·.*²³0-9]{0,9})\s?[)\]]")
 # Pint reads almost any capitals as some unit ("TC" is a teracoulomb, "PC" a petacoulomb,
 # "pcs" a parsec). Printed values on equipment use everyday prefixes and units, so parses
 # through the extreme prefixes, and the units that collide with common abbreviations
-# (pieces, molar, atomic mass, "at"), are not units here.
+# (pieces, molar, atomic mass, "at", a connector's "4 pins"), are not units here.
 _RARE_PREFIXES = (
     "quetta",
     "ronna",
@@ -65,7 +71,7 @@ _RARE_PREFIXES = (
     "quecto",
 )
 _COLLIDING_UNITS = frozenset(
-    {"parsec", "molar", "unified_atomic_mass_unit", "technical_atmosphere"}
+    {"parsec", "molar", "unified_atomic_mass_unit", "technical_atmosphere", "picoinch"}
 )
 MAX_NAME = 24  # longer than any unit or dimension name pint has, with a derived suffix
 # Dimensions too common or too vague to say what a question asks for.
@@ -142,8 +148,23 @@ def unit_key(symbol: str) -> str | None:
     match = _AC_DC.match(text)
     if match and len(match.group(1)) <= 3:
         text = match.group(1)
+    text = _printed_form(text)
     if not text or text.isdigit():
         return None
+    units = _parse(text)
+    if units is None and "-" in text:
+        units = _parse(text.split("-")[0])  # "3 m-long", "5 V-DC"
+    if units is None and len(text) > 3 and text.endswith("s") and is_unit_name(text[:-1]):
+        units = _parse(text[:-1])  # a plural pint does not read ("amps": atto-m/ps)
+    if units is None:
+        return None
+    key = key_of(units.dimensionality)
+    return None if key == "⟨[]⟩" and text not in ("%", "percent") else key
+
+
+def _parse(text: str) -> Any:
+    """Pint's units for a printed symbol, None when it reads none or reads it through an
+    extreme prefix or a colliding unit (``_RARE_PREFIXES``)."""
     try:
         units = registry().parse_units(text)
     except Exception:
@@ -151,8 +172,16 @@ def unit_key(symbol: str) -> str | None:
     names = list(units._units)
     if any(n.startswith(_RARE_PREFIXES) or n in _COLLIDING_UNITS for n in names):
         return None
-    key = key_of(units.dimensionality)
-    return None if key == "⟨[]⟩" and text not in ("%", "percent") else key
+    return units
+
+
+def _printed_form(text: str) -> str:
+    """A torque or a flow as manuals print it, in pint's terms (``_NEWTON_METRE``...)."""
+    if match := _NEWTON_METRE.match(text):
+        return f"{match.group(1)}N*{match.group(2)}"
+    if match := _POUND_LENGTH.match(text):
+        return f"lbf*{match.group(1) or match.group(2)}"
+    return _PER_MINUTE.get(text.lower(), text)
 
 
 # What any printed quantity holds: a digit before a unit's first sign, or a unit in brackets.

@@ -28,6 +28,15 @@ def key(text: str) -> str:
         ("9600 bps", "60 Hz"),
         ("Fuse Rated Current(A) | 12 | 17", "3 mA"),
         ("Cable size (mm²)", "4mm²"),
+        # Forms manuals print that pint does not read as they stand.
+        ("tighten to 12 Nm", "1.2 N·m"),
+        ("0.5 Ncm", "1.2 N·m"),
+        ("15 in-lbs", "1.2 N·m"),
+        ("10 ft-lb", "1.2 N·m"),
+        ("rated 10 amps", "500mA"),
+        ("5 GPM", "2.06 m³/h"),
+        ("a 3 m-long cable", "2 m"),
+        ("24 V-ac", "13.8 V"),
     ],
 )
 def test_printed_values_meet_on_what_they_measure(printed: str, same_as: str) -> None:
@@ -38,6 +47,8 @@ def test_text_without_a_value_or_with_an_unknown_unit_holds_no_quantity() -> Non
     assert quantity_keys("see figure (a) below") == frozenset()
     assert quantity_keys("R290 refrigerant, model AWG18") == frozenset()
     assert unit_key("xyzzy") is None
+    # A connector's pins are not pico-inches.
+    assert quantity_keys("the 4 pins of the 5-pin connector") == frozenset()
 
 
 def test_a_question_word_names_the_quantity_a_page_prints() -> None:
