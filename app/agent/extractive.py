@@ -21,7 +21,14 @@ import numpy as np
 from app.agent.abstention import AnswerSignals, answerable, verdict
 from app.library.models import Box, TextLine, union_box
 from app.library.store import Store
-from app.retrieval.query import joined_words, measure_words, stem, stems_of, tokenize
+from app.retrieval.query import (
+    QueryAnalysis,
+    joined_words,
+    measure_words,
+    stem,
+    stems_of,
+    tokenize,
+)
 from app.retrieval.regions import is_contents_line
 from app.retrieval.text import PageHit, SearchResult, TextSearch, header_band
 from app.retrieval.units import QUANTITY, asked_key, quantity_keys, quantity_name, unit_key
@@ -104,14 +111,18 @@ def answer_extractively(
     how a question is put weighs little), as pages are ranked; whether to answer is
     judged on the plain weights the abstention model was fitted on."""
     pages = answer_pages(result, max_pages)
-    if printed is not None:
+    if printed is not None and pages:
         # A manual that prints no value of the quantity asked for ("how many mAh")
-        # anywhere does not state it, however well its words match the question.
-        manuals = {p.document_id for p in pages}
+        # anywhere, nor the question's word for it, does not state it, however well its
+        # other words match the question. (A table may print "Torque | 12" with no unit:
+        # the word keeps that manual in.)
+        held = frozenset().union(*(printed(m) for m in {p.document_id for p in pages}))
         unprinted = tuple(
-            q for q in result.query.quantities if not any(q in printed(m) for m in manuals)
+            q
+            for q in result.query.quantities
+            if q not in held and not any(_found(w, held) for w in _words_for(result.query, q))
         )
-        if manuals and unprinted:
+        if unprinted:
             names = tuple(_quantity_asked(result.query.terms, q) for q in unprinted)
             return replace(_abstain(result, 0.0), unprinted=names)
     # A passage a manual prints on two pages is quoted once, from the better-ranked page.
@@ -136,6 +147,15 @@ def answer_extractively(
     return _compose(chosen, support, signals, probability, hedged=decided == "hedge")
 
 
+def _words_for(query: QueryAnalysis, key: str) -> list[str]:
+    """The words of what a question asks for that name one of its quantities ("what
+    torque", "how many amps", "how many mAh"; not the "charge" of "a full charge")."""
+    symbols = [w for w in re.findall(r"[A-Za-z]{2,5}", query.text) if w[1:] != w[1:].lower()]
+    return [t for t in query.asked if asked_key(t) == key] + [
+        w.lower() for w in symbols if unit_key(w) == key
+    ]
+
+
 def _quantity_asked(terms: Sequence[str], key: str) -> str:
     """The question's word for a quantity it asks for ("torque"), else the quantity's
     name ("charge" for "mAh")."""
@@ -152,7 +172,7 @@ def answer_from_search(result: SearchResult, search: TextSearch, store: Store) -
         search._idf(terms),
         known=search.known(terms),
         burstiness={t: search.burstiness(t) for t in terms},
-        printed=search.printed_quantities,
+        printed=search.printed,
     )
 
 

@@ -222,15 +222,17 @@ class TextSearch:
             self._names = (key, product_names(documents, self._documents_with))
         return self._names[1]
 
-    def printed_quantities(self, doc_id: int) -> frozenset[str]:
-        """The quantities a manual prints a value of anywhere (``units.quantity_keys``): a
-        question asking for a quantity its manual never gives cannot be answered from it.
-        Read once per manual, kept until the library changes."""
+    def printed(self, doc_id: int) -> frozenset[str]:
+        """What a manual prints anywhere: the stems of its words and the quantities it
+        prints a value of (``query.stems_of``). A question asking for a quantity its manual
+        never gives, nor names, cannot be answered from it. Read once per manual, kept
+        until the library changes."""
         if doc_id not in self._printed:
-            keys: set[str] = set()
+            found: set[str] = set()
             for text in self.store.page_texts(doc_id):
-                keys |= quantity_keys.__wrapped__(text)  # read once: not worth caching
-            self._printed[doc_id] = frozenset(keys)
+                # Read once: not worth the shared caches.
+                found |= stems_of.__wrapped__(text) | quantity_keys.__wrapped__(text)
+            self._printed[doc_id] = frozenset(found)
         return self._printed[doc_id]
 
     def _documents_with(self, word: str) -> int:

@@ -208,7 +208,7 @@ def test_a_quantity_the_manual_prints_no_value_of_anywhere_is_not_answered(
     make_agent: Callable[..., Any],
 ) -> None:
     from app.agent.events import Answer
-    from app.agent.extractive import answer_from_search
+    from app.agent.extractive import answer_extractively, answer_from_search
     from app.retrieval.units import quantity_keys
 
     resources = make_agent().resources
@@ -216,10 +216,15 @@ def test_a_quantity_the_manual_prints_no_value_of_anywhere_is_not_answered(
     result = search.search("What torque should the AX-200 terminal screws be tightened to?")
     manual = result.pages[0].document_id
     # The installation manual prints volts and amps, but no torque (N·m) anywhere ...
-    assert next(iter(quantity_keys("13.8 V"))) in search.printed_quantities(manual)
-    assert result.query.quantities[0] not in search.printed_quantities(manual)
+    assert next(iter(quantity_keys("13.8 V"))) in search.printed(manual)
+    assert result.query.quantities[0] not in search.printed(manual)
+    assert "torqu" not in search.printed(manual)  # nor the word
     quotes = answer_from_search(result, search, store)
     assert quotes.abstained and quotes.unprinted == ("torque",)
+    # A manual that names the quantity ("Torque | 12", no unit) may state it after all.
+    idf = search._idf(result.query.terms)
+    named = answer_extractively(result, store, idf, printed=lambda m: {"torqu"})
+    assert named.unprinted == ()
     # ... and the agent says so, naming what it searched.
     events = list(
         make_agent().ask("What torque should the AX-200 terminal screws be tightened to?")
