@@ -491,17 +491,30 @@ def _join_fragments(units: list[Evidence]) -> list[Evidence]:
     out: list[Evidence] = []
     for unit in units:
         prev = out[-1] if out else None
-        if (
-            prev is not None
-            and not _ENDS_SENTENCE.search(prev.text)
-            and _CONTINUES.match(unit.text)
-            and "→" not in prev.text + unit.text
-        ):
+        if prev is None or "→" in prev.text + unit.text:
+            out.append(unit)
+            continue
+        # Chunks share the line at their boundary: the next chunk starts with the line
+        # this one ends with, and the sentence it is part of is read once.
+        shared = _overlap(prev.text, unit.text) if prev.chunk_id != unit.chunk_id else 0
+        if shared or (not _ENDS_SENTENCE.search(prev.text) and _CONTINUES.match(unit.text)):
             box = union_box([prev.box, unit.box])
-            out[-1] = replace(prev, text=f"{prev.text} {unit.text}", box=box)
+            text = f"{prev.text[: len(prev.text) - shared].rstrip()} {unit.text}".strip()
+            out[-1] = replace(prev, text=text, box=box)
         else:
             out.append(unit)
     return out
+
+
+def _overlap(before: str, after: str, least: int = 12) -> int:
+    """The length of the longest end of ``before`` that ``after`` starts with, at word
+    boundaries and at least ``least`` characters long; 0 when there is none."""
+    for start in range(max(0, len(before) - len(after)), len(before) - least + 1):
+        if (start == 0 or before[start - 1] == " ") and after.startswith(before[start:]):
+            tail = len(before) - start
+            if len(after) == tail or after[tail] == " ":
+                return tail
+    return 0
 
 
 def _sentences(lines: Sequence[TextLine], hit: PageHit, rank: int, heading: str) -> list[Evidence]:

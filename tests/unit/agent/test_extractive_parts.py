@@ -234,3 +234,23 @@ def test_a_quantity_the_manual_prints_no_value_of_anywhere_is_not_answered(
     # A quantity it does print is answered as before.
     volts = search.search("What voltage does the AUX+ terminal supply?")
     assert not answer_from_search(volts, search, store).abstained
+
+
+def test_the_line_two_chunks_share_is_quoted_once() -> None:
+    from app.agent.extractive import _join_fragments
+
+    # The chunker repeats a passage's boundary line at the start of the next chunk.
+    end = replace(
+        unit("Wire it as shown. 10) The kit is supplied pre-aligned for the", 1.0), chunk_id=1
+    )
+    start = replace(
+        unit("10) The kit is supplied pre-aligned for the layout shown. Check it.", 1.0),
+        chunk_id=2,
+    )
+    (joined,) = _join_fragments([end, start])
+    assert joined.text == (
+        "Wire it as shown. 10) The kit is supplied pre-aligned for the layout shown. Check it."
+    )
+    # Within one chunk a repeated phrase is the text's own ("70 dB, 70 dB"): kept.
+    (kept,) = _join_fragments([end, replace(start, chunk_id=1)])
+    assert kept.text == f"{end.text} {start.text}"
