@@ -111,7 +111,7 @@ def answer_extractively(
     how a question is put weighs little), as pages are ranked; whether to answer is
     judged on the plain weights the abstention model was fitted on."""
     pages = answer_pages(result, max_pages)
-    if printed is not None and pages:
+    if printed is not None and pages and result.query.quantities:
         # A manual that prints no value of the quantity asked for ("how many mAh")
         # anywhere, nor the question's word for it, does not state it, however well its
         # other words match the question. (A table may print "Torque | 12" with no unit:

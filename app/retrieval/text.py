@@ -131,7 +131,8 @@ class TextSearch:
         self._documents: list[DocumentInfo] = []
         self._chunk_df: dict[str, int | None] = {}
         self._burst: dict[str, float] = {}
-        self._printed: dict[int, frozenset[str]] = {}
+        # Per (document id, import time): what it prints, kept while it is in the library.
+        self._printed: dict[tuple[int, str], frozenset[str]] = {}
         if store.library_dir is not None:
             use_cache_folder(store.library_dir / "cache" / "units")
         add_vocabulary_views(store.db)
@@ -205,14 +206,16 @@ class TextSearch:
     def _refresh(self) -> None:
         """Read the document list again, and forget the terms' chunk counts, when the
         library has changed since the last search (an import or removal, by this
-        connection or another: ``database_version``)."""
+        connection or another: ``database_version``). What a manual prints stays known
+        while it is in the library (``printed``)."""
         version = database_version(self.store.db)
         if version != self._version:
             self._version = version
             self._documents = self.store.list_documents()
             self._chunk_df = {}
             self._burst = {}
-            self._printed = {}
+            kept = {(d.id, d.imported_at) for d in self._documents}
+            self._printed = {k: v for k, v in self._printed.items() if k in kept}
 
     def product_names(self, documents: Sequence[DocumentInfo]) -> dict[int, frozenset[str]]:
         """Each document's product names (``query.product_names``), a word of a name
@@ -225,15 +228,17 @@ class TextSearch:
     def printed(self, doc_id: int) -> frozenset[str]:
         """What a manual prints anywhere: the stems of its words and the quantities it
         prints a value of (``query.stems_of``). A question asking for a quantity its manual
-        never gives, nor names, cannot be answered from it. Read once per manual, kept
-        until the library changes."""
-        if doc_id not in self._printed:
+        never gives, nor names, cannot be answered from it. Read once per manual (a
+        manual imported again is read again)."""
+        imported = next((d.imported_at for d in self._documents if d.id == doc_id), "")
+        key = (doc_id, imported)
+        if key not in self._printed:
             found: set[str] = set()
             for text in self.store.page_texts(doc_id):
                 # Read once: not worth the shared caches.
                 found |= stems_of.__wrapped__(text) | quantity_keys.__wrapped__(text)
-            self._printed[doc_id] = frozenset(found)
-        return self._printed[doc_id]
+            self._printed[key] = frozenset(found)
+        return self._printed[key]
 
     def _documents_with(self, word: str) -> int:
         if not word.replace("-", "").isalnum():

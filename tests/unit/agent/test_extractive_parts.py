@@ -6,6 +6,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+import pytest
+
 from app.agent.extractive import Evidence, _cover_parts, answer_pages
 from app.retrieval.query import analyse
 from app.retrieval.text import PageHit, SearchResult
@@ -254,3 +256,21 @@ def test_the_line_two_chunks_share_is_quoted_once() -> None:
     # Within one chunk a repeated phrase is the text's own ("70 dB, 70 dB"): kept.
     (kept,) = _join_fragments([end, replace(start, chunk_id=1)])
     assert kept.text == f"{end.text} {start.text}"
+
+
+def test_what_a_manual_prints_is_read_once_while_it_is_in_the_library(
+    make_agent: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    resources = make_agent().resources
+    search, store = resources.text_search, resources.library.store
+    reads: list[int] = []
+    page_texts = store.page_texts
+    monkeypatch.setattr(store, "page_texts", lambda d: reads.append(d) or page_texts(d))
+    manual = store.list_documents()[0].id
+    search.search("What voltage does the AUX+ terminal supply?")
+    first = search.printed(manual)
+    # Answers, traces and feedback are written to the library too: none of it is read again.
+    store.db.execute("CREATE TABLE IF NOT EXISTS scratch_write (x)")
+    store.db.execute("INSERT INTO scratch_write VALUES (1)")
+    search.search("What voltage does the AUX+ terminal supply?")
+    assert search.printed(manual) == first and reads == [manual]
