@@ -273,7 +273,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     if args.depth:
         print(f"shipped weights re-scoring the first pages of {args.depth}, all sets:")
-        for depth in sorted({5, 10, 15, 20, args.depth} - {d for d in (15, 20) if d > args.depth}):
+        for depth in sorted(d for d in {5, 10, 15, 20, args.depth} if d <= args.depth):
             f = depth_figures(questions, as_vector(WEIGHTS), depth)
             figures = f"Hit@1 {f['hit@1']:.3f}  Hit@3 {f['hit@3']:.3f}  MRR {f['mrr']:.3f}"
             print(f"  {depth:>3} pages  {figures}")
