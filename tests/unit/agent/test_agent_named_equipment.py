@@ -1,0 +1,83 @@
+"""A question that names its equipment is answered from that equipment's manual: when
+another manual's page is the closest, the answer says the named manual does not say."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from app.agent.events import Answer
+from app.agent.service import ModelChoice, build_answerer
+from app.config import Settings
+from app.library.embedding import HashingEmbedder
+from app.library.importer import Importer, import_blocking
+from app.library.library import Library
+
+NOTES = {
+    "Lumen_AX200_Service_Note.pdf": (
+        "Lumen AX-200 Service Note",
+        [
+            "Radio: the AX-200 talks to its wireless sensors at an RF frequency of 868 MHz.",
+            "Battery: the AX-200 panel uses a 12 V 7 Ah sealed lead-acid battery.",
+        ],
+    ),
+    "Vesta_BX9_Service_Note.pdf": (
+        "Vesta BX-9 Service Note",
+        [
+            "Keypad: the BX-9 keypad mounts on a single gang box with two screws.",
+            "Battery: the BX-9 keypad runs on two AA cells for about a year.",
+        ],
+    ),
+}
+
+
+def _note_pdf(path: Path, title: str, lines: list[str]) -> Path:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((60, 80), title, fontsize=16)
+    for i, line in enumerate(lines):
+        page.insert_text((60, 120 + 18 * i), line, fontsize=10)
+    doc.save(path)
+    doc.close()
+    return path
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Library]:
+    root = tmp_path_factory.mktemp("named")
+    pdfs = [_note_pdf(root / name, title, lines) for name, (title, lines) in NOTES.items()]
+    library = Library.open(root / "library")
+    importer = Importer(library, Settings(ocr_engine="none"), embedder=HashingEmbedder())
+    assert [r.status for r in import_blocking(importer, pdfs)] == ["imported", "imported"]
+    yield library
+    library.close()
+
+
+def _answer(library: Library, tmp_path: Path, question: str) -> Answer:
+    agent = build_answerer(
+        library,
+        Settings(library_dir=library.root),
+        embedder=HashingEmbedder(),
+        models=ModelChoice(None, None, "test"),
+    )
+    agent.traces_dir = tmp_path
+    return next(e for e in agent.ask(question) if isinstance(e, Answer))
+
+
+def test_another_manuals_passage_does_not_answer_for_the_named_equipment(
+    library: Library, tmp_path: Path
+) -> None:
+    # The AX-200 note's radio line matches the question best, but the question is about
+    # the BX-9: nothing of the AX-200 note is quoted, and the BX-9 note prints no frequency.
+    answer = _answer(library, tmp_path, "What RF frequency does the BX-9 use?")
+    assert answer.abstained and not answer.citations and "868" not in answer.text
+    assert "No page of the manual it is about gives a frequency value." in answer.text
+    sensors = _answer(library, tmp_path, "How does the BX-9 talk to its wireless sensors?")
+    assert "868" not in sensors.text
+    assert {c.document for c in sensors.citations} <= {"Vesta_BX9_Service_Note.pdf"}
+    # Asked of the equipment whose manual prints it, the same question is answered.
+    answered = _answer(library, tmp_path, "What RF frequency does the AX-200 use?")
+    assert not answered.abstained and "868 MHz" in answered.text
