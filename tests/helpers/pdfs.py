@@ -36,6 +36,18 @@ KEYPAD_LINE = "Press ✱ then 9 to test the siren."
 FOOTER = "Northlight Security AX-200"
 
 
+def note_pdf(path: Path, title: str, lines: list[str]) -> Path:
+    """A one-page note: a title, then one line of text each."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((LEFT, 80), title, fontsize=16)
+    for i, line in enumerate(lines):
+        page.insert_text((LEFT, 120 + 18 * i), line, fontsize=10)
+    doc.save(path)
+    doc.close()
+    return path
+
+
 def text_manual_pdf(path: Path, pages: int = 1, title: str = TITLE) -> Path:
     """A manual whose every page holds headings, a paragraph, a ruled table and a list.
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-import pymupdf
 import pytest
 
 from app.agent.context import FENCE_CLOSE, FENCE_OPEN
@@ -17,6 +16,7 @@ from app.config import Settings
 from app.library.embedding import HashingEmbedder
 from app.library.importer import Importer, import_blocking
 from app.library.library import Library
+from tests.helpers.pdfs import note_pdf
 from tests.unit.agent.scripted import ScriptedModel, answer_reply, decision, decisions, run
 
 INJECTION = (
@@ -27,17 +27,10 @@ QUESTION = "Which battery does the AX-200 panel use?"
 
 
 def _note_pdf(path: Path, injected: bool) -> Path:
-    doc = pymupdf.open()
-    page = doc.new_page()
-    page.insert_text((60, 80), "Lumen AX-200 Service Note", fontsize=16)
     lines = ["Battery: the AX-200 panel uses a 12 V 7 Ah sealed lead-acid battery."]
     lines += [INJECTION[:70], INJECTION[70:]] if injected else []
     lines += ["Replace the battery every three years."]
-    for i, line in enumerate(lines):
-        page.insert_text((60, 120 + 18 * i), line, fontsize=10)
-    doc.save(path)
-    doc.close()
-    return path
+    return note_pdf(path, "Lumen AX-200 Service Note", lines)
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-import pymupdf
 import pytest
 
 from app.agent.events import Answer
@@ -15,6 +14,7 @@ from app.config import Settings
 from app.library.embedding import HashingEmbedder
 from app.library.importer import Importer, import_blocking
 from app.library.library import Library
+from tests.helpers.pdfs import note_pdf
 
 NOTES = {
     "Lumen_AX200_Service_Note.pdf": (
@@ -34,21 +34,10 @@ NOTES = {
 }
 
 
-def _note_pdf(path: Path, title: str, lines: list[str]) -> Path:
-    doc = pymupdf.open()
-    page = doc.new_page()
-    page.insert_text((60, 80), title, fontsize=16)
-    for i, line in enumerate(lines):
-        page.insert_text((60, 120 + 18 * i), line, fontsize=10)
-    doc.save(path)
-    doc.close()
-    return path
-
-
 @pytest.fixture(scope="module")
 def library(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Library]:
     root = tmp_path_factory.mktemp("named")
-    pdfs = [_note_pdf(root / name, title, lines) for name, (title, lines) in NOTES.items()]
+    pdfs = [note_pdf(root / name, title, lines) for name, (title, lines) in NOTES.items()]
     library = Library.open(root / "library")
     importer = Importer(library, Settings(ocr_engine="none"), embedder=HashingEmbedder())
     assert [r.status for r in import_blocking(importer, pdfs)] == ["imported", "imported"]
