@@ -23,6 +23,7 @@ from app.library.models import Box, TextLine, union_box
 from app.library.store import Store
 from app.retrieval.query import (
     QueryAnalysis,
+    asked_symbols,
     joined_words,
     measure_words,
     stem,
@@ -150,10 +151,8 @@ def answer_extractively(
 def _words_for(query: QueryAnalysis, key: str) -> list[str]:
     """The words of what a question asks for that name one of its quantities ("what
     torque", "how many amps", "how many mAh"; not the "charge" of "a full charge")."""
-    symbols = [w for w in re.findall(r"[A-Za-z]{2,5}", query.text) if w[1:] != w[1:].lower()]
-    return [t for t in query.asked if asked_key(t) == key] + [
-        w.lower() for w in symbols if unit_key(w) == key
-    ]
+    symbols = asked_symbols(query.text, query.asked)
+    return [t for t in query.asked if key in (asked_key(t), symbols.get(t))]
 
 
 def _quantity_asked(terms: Sequence[str], key: str) -> str:

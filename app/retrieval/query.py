@@ -354,12 +354,21 @@ def _asked_quantities(text: str) -> tuple[str, ...]:
     ]
     for adjective in _HOW.findall(text):
         keys.extend(measure_keys(adjective))
-    wanted = set(asked)
+    keys.extend(asked_symbols(text, asked).values())
+    return tuple(dict.fromkeys(keys))
+
+
+def asked_symbols(text: str, asked: Sequence[str] | None = None) -> dict[str, str]:
+    """The unit symbols among what a question asks for that it writes with both cases
+    ("mAh", "kHz": units rather than words or acronyms), lower-cased, with the quantity
+    key of each. ``asked``: the question's ``asked_words``, when already known."""
+    wanted = set(asked_words(text) if asked is None else asked)
+    out = {}
     for token in re.findall(r"[A-Za-z]{2,5}", text):
         mixed = any(c.isupper() for c in token[1:]) and not token.isupper()
         if mixed and token.lower() in wanted and (k := unit_key(token)) is not None:
-            keys.append(k)
-    return tuple(dict.fromkeys(keys))
+            out[token.lower()] = k
+    return out
 
 
 _HOW = re.compile(r"\bhow\s+(?:much\s+)?([a-z]+)\b", re.IGNORECASE)
