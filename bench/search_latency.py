@@ -455,7 +455,8 @@ def measure(store: Store, synth: Synth, args: argparse.Namespace) -> None:
         print(f"\n{title:<54s} {HEADER}")
         print_row("total (hybrid: KNN + FTS5 + rerank)", stages["total"], cpu)
         for stage in ("analyse", "embed", "knn", "bm25", "rank"):
-            print_row(f"  {stage}", stages[stage])
+            note = "(a thread beside analyse and bm25)" if stage in ("embed", "knn") else ""
+            print_row(f"  {stage}", stages[stage], note=note)
     if args.minilm:
         time_embedding(texts)
 

@@ -10,7 +10,7 @@ and ranks on BM25 alone for the rest of the session. The agent then says so once
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -20,6 +20,7 @@ from app.agent.events import FALLBACK_TOOL, Answer, Event, Status, Token
 from app.library.embedding import Embedder
 from app.library.store import Store
 from app.retrieval.text import TextSearch
+from app.retrieval.vectors import Hit
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +37,18 @@ class GuardedVectors:
         if getattr(self.embedder, "failed", ""):
             return []
         return self.inner.knn(query, k, exact)  # type: ignore[no-any-return]
+
+    def searcher(self, exact: bool | None = None) -> Callable[[np.ndarray, int], list[Hit]]:
+        """``knn`` as of now, which finds nothing once the embedder has failed (it may
+        fail embedding the very question this is for)."""
+        if getattr(self.embedder, "failed", ""):
+            return lambda query, k: []
+        search = self.inner.searcher(exact)
+
+        def knn(query: np.ndarray, k: int) -> list[Hit]:
+            return [] if getattr(self.embedder, "failed", "") else search(query, k)  # type: ignore[no-any-return]
+
+        return knn
 
     def get(self, ids: Sequence[int]) -> dict[int, np.ndarray]:
         if getattr(self.embedder, "failed", ""):

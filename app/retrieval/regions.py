@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 from app.library.models import Box, TextLine, union_box
 from app.library.symbols import searchable_text
 from app.retrieval.query import alias_map, stem
-from app.retrieval.terms import TermFilter, line_stems, term_filter, token_stems
+from app.retrieval.terms import joined_stems, line_stems, term_filter, token_stems, word_stems
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,34 +39,70 @@ def is_contents_line(text: str) -> bool:
 
 
 @lru_cache(maxsize=200_000)
-def _line_stems(text: str, scanned: bool = True) -> frozenset[str]:
+def _glyph_stems(text: str, scanned: bool = True) -> frozenset[str]:
     """A line's stems, its key glyphs read as words; split words joined on scans."""
     searchable = text if text.isascii() else searchable_text(text)
     return line_stems(searchable) if scanned else token_stems(searchable)
+
+
+class LineTerms:
+    """The question's stems each line holds, directly or through an alias (a page stem
+    that ``aliases`` maps to a question stem counts as that stem), read once per line:
+    a search asks it of the same lines for a page's coverage and for its regions.
+
+    ``wanted`` are the stems of all the question's terms; a caller weighing fewer of them
+    intersects. Lines that cannot hold one (``TermFilter``) are not tokenised."""
+
+    def __init__(self, wanted: Iterable[str], aliases: Mapping[str, str] | None) -> None:
+        self.wanted = frozenset(wanted)
+        self.aliases = {a: t for a, t in (aliases or {}).items() if t in self.wanted}
+        self.quick = term_filter(self.wanted | set(self.aliases))
+        # A line's quantity keys are read only when a question term is one (an alias's).
+        self.quantities = any(k.startswith("⟨") for k in self.wanted | set(self.aliases))
+        self._seen: dict[tuple[str, bool, bool], frozenset[str]] = {}
+
+    def of(self, text: str, scanned: bool = True, glyphs: bool = False) -> frozenset[str]:
+        """The stems ``text`` holds; words split in two are matched joined on ``scanned``
+        pages, and with ``glyphs`` a line's key glyphs are read as words first (a glyph
+        line is then always read: its symbols become words)."""
+        glyphs = glyphs and not text.isascii()
+        key = (text, scanned, glyphs)
+        found = self._seen.get(key)
+        if found is None:
+            if glyphs:
+                stems: frozenset[str] = _glyph_stems(text, scanned)
+            elif self.quick.may_hold(text):
+                if self.quantities:
+                    stems = (line_stems if scanned else token_stems)(text)
+                else:
+                    stems = (joined_stems if scanned else word_stems)(text)
+            else:
+                stems = _NOTHING
+            found = stems & self.wanted
+            if self.aliases and stems:
+                found |= {t for a, t in self.aliases.items() if a in stems}
+            self._seen[key] = found = frozenset(found)
+        return found
+
+
+_NOTHING: frozenset[str] = frozenset()
 
 
 def line_score(
     line: TextLine,
     idf: Mapping[str, float],
     identifiers: Sequence[str],
-    aliases: Mapping[str, str] | None = None,
-    quick: TermFilter | None = None,
+    terms: LineTerms,
     scanned: bool = True,
 ) -> float:
-    """The weight of the question terms a line holds (``idf`` keyed by the terms' stems;
-    a page stem that ``aliases`` maps to a term counts as the term), identifiers most.
-    ``quick`` skips tokenising lines that cannot hold a term (glyph lines are always read:
-    their symbols become words)."""
-    if quick is None or quick.may_hold(line.text) or not line.text.isascii():
-        stems = _line_stems(line.text, scanned)
-        found = stems | {aliases[s] for s in stems if s in aliases} if aliases else stems
-        score = sum(idf.get(s, 0.0) for s in found)
-    else:
-        score = 0.0
-    text = line.text.lower().replace(" ", "")
-    for ident in identifiers:
-        if ident.lower().replace(" ", "") in text:
-            score += 2.0 * max(idf.values(), default=1.0)
+    """The weight of the question terms a line holds (``idf`` keyed by the terms' stems,
+    ``terms`` reading which of them it holds), identifiers most."""
+    score = sum(idf.get(s, 0.0) for s in terms.of(line.text, scanned, glyphs=True))
+    if identifiers:
+        text = line.text.lower().replace(" ", "")
+        for ident in identifiers:
+            if ident.lower().replace(" ", "") in text:
+                score += 2.0 * max(idf.values(), default=1.0)
     return score
 
 
@@ -77,17 +113,19 @@ def select_regions(
     aliases: Mapping[str, str] | None = None,
     max_regions: int = 3,
     scanned: bool = True,
+    terms: LineTerms | None = None,
 ) -> list[Region]:
     """The supporting regions among ``lines`` (in reading order), best first; words a scan
-    split in two are matched joined on ``scanned`` pages."""
+    split in two are matched joined on ``scanned`` pages. ``terms`` reads which question
+    stems a line holds (a search shares one across its pages); by default, one over the
+    stems of ``idf``'s terms and ``aliases``."""
     weights: dict[str, float] = {}
     for term, weight in idf.items():
         weights[stem(term)] = max(weights.get(stem(term), 0.0), weight)
-    aliases = alias_map(list(idf)) if aliases is None else aliases
-    quick = term_filter(frozenset(weights) | {a for a, t in aliases.items() if t in weights})
+    if terms is None:
+        terms = LineTerms(weights, alias_map(list(idf)) if aliases is None else aliases)
     scored = [
-        (line_score(line, weights, identifiers, aliases, quick, scanned), i)
-        for i, line in enumerate(lines)
+        (line_score(line, weights, identifiers, terms, scanned), i) for i, line in enumerate(lines)
     ]
     if not scored:
         return []

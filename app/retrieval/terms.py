@@ -108,23 +108,34 @@ def expansions(
 
 
 @lru_cache(maxsize=200_000)
-def token_stems(text: str) -> frozenset[str]:
-    """A line's stems and quantity keys (a text layer's words are whole: no joining).
+def word_stems(text: str) -> frozenset[str]:
+    """A line's stems (a text layer's words are whole: no joining).
 
     A re-ranked page's lines are mostly new to the cache, so this runs some thousand
-    times a search: the quantity keys are looked for only when a line may print one."""
+    times a search."""
     tokens = tokenize(text)
-    stems = frozenset(map(stem, tokens)) | part_stems(tokens)
-    return stems | quantity_keys(text) if QUANTITY_HINT.search(text) else stems
+    return frozenset(map(stem, tokens)) | part_stems(tokens)
 
 
 @lru_cache(maxsize=200_000)
-def line_stems(text: str) -> frozenset[str]:
+def joined_stems(text: str) -> frozenset[str]:
     """A line's stems, and the stems of each pair of adjacent tokens joined (a scan's
     "out puts" holds "output")."""
     tokens = tokenize(text)
     joined = (a + b for a, b in pairwise(tokens) if a.isalpha() and b.isalpha())
-    stems = frozenset(map(stem, tokens)) | part_stems(tokens) | frozenset(map(stem, joined))
+    return frozenset(map(stem, tokens)) | part_stems(tokens) | frozenset(map(stem, joined))
+
+
+def token_stems(text: str) -> frozenset[str]:
+    """``word_stems`` and the quantity keys of the values the line prints (looked for
+    only when it may print one)."""
+    stems = word_stems(text)
+    return stems | quantity_keys(text) if QUANTITY_HINT.search(text) else stems
+
+
+def line_stems(text: str) -> frozenset[str]:
+    """``joined_stems`` and the quantity keys of the values the line prints."""
+    stems = joined_stems(text)
     return stems | quantity_keys(text) if QUANTITY_HINT.search(text) else stems
 
 

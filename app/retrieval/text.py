@@ -52,10 +52,16 @@ from app.retrieval.query import (
 )
 from app.retrieval.ranker import Candidate, reciprocal
 from app.retrieval.ranker import score as ranker_score
-from app.retrieval.regions import Region, idf_weights, is_contents_line, select_regions
-from app.retrieval.terms import OcrVocabulary, expansions, line_stems, term_filter, token_stems
+from app.retrieval.regions import (
+    LineTerms,
+    Region,
+    idf_weights,
+    is_contents_line,
+    select_regions,
+)
+from app.retrieval.terms import OcrVocabulary, expansions, word_stems
 from app.retrieval.units import VAGUE_BESIDE, quantity_keys, use_cache_folder
-from app.retrieval.vectors import VectorIndex
+from app.retrieval.vectors import Hit, VectorIndex
 
 _T = TypeVar("_T")
 # The rarest question words whose printed quantities the library is asked about.
@@ -108,8 +114,14 @@ class TextSearch:
     three questions, and re-scoring more pages lifts none of them into the first three:
     Hit@1 0.752 and Hit@3 0.921 re-scoring 10, 15, 20 or 30 pages, 0.713 and 0.891
     re-scoring 5 (``bench/fit_ranker.py --cache DIR --depth 30``). At 100k chunks a search
-    takes 39 ms at p50 re-scoring 10 pages, 44 re-scoring 15 and 51 re-scoring 20
+    takes 36 ms at p50 re-scoring 10 pages, 46 re-scoring 15 and 49 re-scoring 20
     (``bench/search_latency.py --keep DIR --no-minilm --depths 20,15``, one run).
+
+    The question's embedding and vector search run in a thread beside its analysis and
+    the full-text queries, and whole-page BM25 on a second connection beside chunk BM25:
+    at 100k chunks, p50 36 ms against 38 with the vector search in line (three runs
+    each). Chunk BM25 stays on this thread: on two cores, a connection and thread of its
+    own slowed the other two more than it saved.
     """
 
     def __init__(
@@ -118,12 +130,13 @@ class TextSearch:
         self.store = store
         self.rerank_depth = rerank_depth
         self._pages_seen: dict[tuple[int, int], list[StoredChunk]] = {}
+        self._lines_seen: dict[tuple[int, int], list[TextLine]] = {}
         self.embedder = embedder
         self.candidates = candidates
         self.vectors = VectorIndex(store)
         self._names: tuple[tuple[tuple[int, str], ...], dict[int, frozenset[str]]] | None = None
         self._ocr: tuple[tuple[int, ...], OcrVocabulary] | None = None
-        self._side: apsw.Connection | None = None
+        self._readers: list[apsw.Connection] = []  # read-only, for the full-text queries
         self._pool: ThreadPoolExecutor | None = None
         self._beside: dict[tuple[int, str], tuple[str, ...]] = {}
         # What the last search read of the library, kept while it is unchanged (_refresh).
@@ -142,9 +155,12 @@ class TextSearch:
     ) -> SearchResult:
         """The ``k`` best pages for a question, optionally within some documents."""
         timings: dict[str, float] = {}
-        self._pages_seen = {}
+        self._pages_seen, self._lines_seen = {}, {}
         t0 = time.perf_counter()
         self._refresh()
+        # The question's embedding and nearest chunks need nothing of its analysis: they
+        # run beside it, and beside the full-text queries, in a thread of their own.
+        nearest = self._in_thread(self._dense, text, self.vectors.searcher(), timings)
         docs = {d.id: d for d in self._documents}
         query = analyse(text, list(docs.values()), self.product_names(list(docs.values())))
         allowed = set(documents) if documents else None
@@ -152,17 +168,11 @@ class TextSearch:
         query = replace(query, quantities=self.asked_quantities(query, idf))
         aliases, misread = expansions(query.terms, self._ocr_vocabulary(docs), self._pages_with)
         timings["analyse"] = time.perf_counter() - t0
-        # Whole-page BM25 runs beside the embedding, KNN and chunk BM25.
-        pages_bm25 = self._side_query(self._bm25_pages, query, idf, misread)
-
-        t1 = time.perf_counter()
-        qvec = self.embedder.embed([text])[0]
-        timings["embed"] = time.perf_counter() - t1
-        t2 = time.perf_counter()
-        dense = self.vectors.knn(qvec, self.candidates)
-        timings["knn"] = time.perf_counter() - t2
+        # BM25 over whole pages and over chunks, each on a read-only connection of its own.
         t3 = time.perf_counter()
-        lexical = self._bm25_chunks(query, idf, misread)
+        match = fts_query([t for t in query.terms if idf.get(t, 0) > 0.05], misread)
+        pages_bm25 = self._side_query(_bm25_pages, match, self.candidates, reader=0)
+        lexical = _bm25_chunks(self.store.db, match, self.candidates)
         idents = self._identifier_chunks(query)
         page_lex = {
             key: rank
@@ -170,6 +180,7 @@ class TextSearch:
             if key[0] in docs and (allowed is None or key[0] in allowed)
         }
         timings["bm25"] = time.perf_counter() - t3
+        qvec, dense = nearest()
 
         t4 = time.perf_counter()
         ids = list(dict.fromkeys([c for c, _ in dense] + lexical + idents))
@@ -185,6 +196,7 @@ class TextSearch:
         fused = reciprocal_rank([dense_ids, lexical, idents], [1.0, 1.0, 0.5])
         pages = self._rank_pages(query, docs, chunks, fused, cosine, page_lex, idf)
         evidence_idf = _without_product_terms(idf, query, docs)
+        terms = LineTerms({stem(t) for t in idf}, aliases)  # what each line holds, read once
         lists = CandidateLists(
             page_lex, _page_ranks(lexical, chunks), _page_ranks(dense_ids, chunks)
         )
@@ -194,10 +206,10 @@ class TextSearch:
             pages[: self.rerank_depth],
             qvec,
             {t: w * self.burstiness(t) for t, w in evidence_idf.items()},
-            aliases,
+            terms,
             lists,
         )
-        hits = self._page_hits(query, docs, pages[:k], chunks, fused, cosine, idf, aliases)
+        hits = self._page_hits(query, docs, pages[:k], chunks, fused, cosine, idf, terms)
         timings["rank"] = time.perf_counter() - t4
         timings["total"] = time.perf_counter() - t0
         confidence = hits[0].confidence if hits else 0.0
@@ -252,6 +264,15 @@ class TextSearch:
             self._pages_seen[key] = self.store.page_chunks(doc_id, page)
         return self._pages_seen[key]
 
+    def _page_lines(self, doc_id: int, page: int) -> list[TextLine]:
+        """A page's lines once each, read once per search (its chunks', or the page's own
+        when it has no chunk with lines)."""
+        key = (doc_id, page)
+        if key not in self._lines_seen:
+            lines = [ln for c in self._page_chunks(doc_id, page) for ln in c.lines]
+            self._lines_seen[key] = _dedupe(lines) or list(self.store.page_lines(doc_id, page))
+        return self._lines_seen[key]
+
     def _read_pages(self, keys: Sequence[tuple[int, int]]) -> None:
         """Read the chunks of the pages not yet read this search, in one query."""
         missing = [key for key in keys if key not in self._pages_seen]
@@ -285,7 +306,7 @@ class TextSearch:
         for (text,) in rows:
             lines = text.splitlines()
             for i, line in enumerate(lines):
-                if root not in token_stems(line):
+                if root not in word_stems(line):
                     continue
                 lines_with += 1
                 for quantity in quantity_keys(line) | quantity_keys(" ".join(lines[i + 1 : i + 3])):
@@ -364,14 +385,6 @@ class TextSearch:
     def _pages_with(self, word: str) -> int:
         return page_term_documents(self.store.db, stem(word)) or 0
 
-    def _bm25_chunks(
-        self, query: QueryAnalysis, idf: dict[str, float], extra: Sequence[str] = ()
-    ) -> list[int]:
-        match = fts_query([t for t in query.terms if idf.get(t, 0) > 0.05], extra)
-        if not match:
-            return []
-        return bm25_chunk_ids(self.store.db, match, self.candidates)
-
     def _identifier_chunks(self, query: QueryAnalysis) -> list[int]:
         """Chunks holding the question's codes and values verbatim, most matches first."""
         counts: dict[int, int] = defaultdict(int)
@@ -383,42 +396,50 @@ class TextSearch:
                 counts[rowid] += 1
         return sorted(counts, key=lambda c: -counts[c])[: self.candidates]
 
-    def _side_query(self, fn: Callable[..., _T], *args: Any) -> Callable[[], _T]:
-        """Run ``fn(connection, *args)`` on a second, read-only connection in a thread of
-        its own while this thread goes on (SQLite runs without the interpreter lock, so the
-        two full-text queries overlap); returns a function that waits for the result. An
-        in-memory library has no second connection, so there it runs at once."""
+    def _dense(
+        self, text: str, knn: Callable[[np.ndarray, int], list[Hit]], timings: dict[str, float]
+    ) -> tuple[np.ndarray, list[Hit]]:
+        """The question's embedding and its ``candidates`` nearest chunks."""
+        t1 = time.perf_counter()
+        qvec = self.embedder.embed([text])[0]
+        timings["embed"] = time.perf_counter() - t1
+        t2 = time.perf_counter()
+        dense = knn(qvec, self.candidates)
+        timings["knn"] = time.perf_counter() - t2
+        return qvec, dense
+
+    def _in_thread(self, fn: Callable[..., _T], *args: Any) -> Callable[[], _T]:
+        """Run ``fn(*args)`` in a thread of the search's own while this thread goes on;
+        returns a function that waits for the result. An in-memory library (tests) runs
+        it at once."""
+        if self.store.path is None:
+            done = fn(*args)
+            return lambda: done
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="lantern-search")
+        return self._pool.submit(fn, *args).result
+
+    def _side_query(self, fn: Callable[..., _T], *args: Any, reader: int) -> Callable[[], _T]:
+        """Run ``fn(connection, *args)`` on read-only connection number ``reader`` in a
+        thread of its own (SQLite runs without the interpreter lock, so the full-text
+        queries overlap each other and the vector search); returns a function that waits
+        for the result. An in-memory library has no second connection: there it runs on
+        the store's, at once."""
         if self.store.path is None:
             done = fn(self.store.db, *args)
             return lambda: done
-        if self._side is None:
-            self._side = open_reader(self.store.path)
-            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lantern-search")
-        assert self._pool is not None
-        future = self._pool.submit(fn, self._side, *args)
-        return future.result
+        while len(self._readers) <= reader:
+            self._readers.append(open_reader(self.store.path))
+        return self._in_thread(fn, self._readers[reader], *args)
 
     def close(self) -> None:
         """Close the second connection and its thread (the store is the caller's)."""
         if self._pool is not None:
             self._pool.shutdown(wait=True)
             self._pool = None
-        if self._side is not None:
-            self._side.close()
-            self._side = None
-
-    def _bm25_pages(
-        self,
-        db: apsw.Connection,
-        query: QueryAnalysis,
-        idf: dict[str, float],
-        extra: Sequence[str] = (),
-    ) -> dict[tuple[int, int], int]:
-        match = fts_query([t for t in query.terms if idf.get(t, 0) > 0.05], extra)
-        if not match:
-            return {}
-        rows = bm25_pages(db, match, self.candidates)
-        return {(r[0], r[1]): rank for rank, r in enumerate(rows)}
+        for reader in self._readers:
+            reader.close()
+        self._readers = []
 
     def _cosines(self, qvec: np.ndarray, ids: list[int]) -> dict[int, float]:
         vectors = self.vectors.get(ids)
@@ -457,7 +478,7 @@ class TextSearch:
         ranked: list[tuple[tuple[int, int], float]],
         qvec: np.ndarray,
         idf: dict[str, float],
-        aliases: dict[str, str] | None,
+        terms: LineTerms,
         lists: CandidateLists,
     ) -> tuple[list[tuple[tuple[int, int], float]], list[Candidate]]:
         """Re-score the best pages on all their evidence (``ranker``): where the question's
@@ -477,17 +498,14 @@ class TextSearch:
                 (float(vectors[c.id] @ qvec) for c in page_chunks if c.id in vectors),
                 default=0.0,
             )
-            lines = _dedupe([ln for c in page_chunks for ln in c.lines]) or list(
-                self.store.page_lines(doc_id, page)
-            )
-            texts = [ln.text for ln in lines]
+            texts = [ln.text for ln in self._page_lines(doc_id, page)]
             cov = page_coverage(
                 page_chunks,
                 texts,
                 idf,
                 query.identifiers,
-                aliases,
                 scanned=(doc_id, page) in scanned,
+                terms=terms,
             )
             key = (doc_id, page)
             features = (
@@ -515,7 +533,7 @@ class TextSearch:
         fused: dict[int, float],
         cosine: dict[int, float],
         idf: dict[str, float],
-        aliases: dict[str, str] | None = None,
+        terms: LineTerms,
     ) -> list[PageHit]:
         ocr = self._ocr_vocabulary(docs)
         scanned = ocr.keys if ocr is not None else frozenset()
@@ -528,11 +546,12 @@ class TextSearch:
         for (doc_id, page), score in ranked:
             doc = docs[doc_id]
             page_chunks = sorted(found[(doc_id, page)], key=lambda c: -fused.get(c.id, 0.0))
-            lines = [ln for c in self._page_chunks(doc_id, page) for ln in c.lines]
-            if not lines:
-                lines = list(self.store.page_lines(doc_id, page))
             regions = select_regions(
-                _dedupe(lines), idf, query.identifiers, aliases, scanned=(doc_id, page) in scanned
+                self._page_lines(doc_id, page),
+                idf,
+                query.identifiers,
+                scanned=(doc_id, page) in scanned,
+                terms=terms,
             )
             best_cos = max((cosine.get(c.id, 0.0) for c in page_chunks), default=0.0)
             confidence = _confidence(best_cos, _coverage(regions, query, idf))
@@ -554,6 +573,18 @@ class TextSearch:
                 )
             )
         return hits
+
+
+def _bm25_pages(db: apsw.Connection, match: str, limit: int) -> dict[tuple[int, int], int]:
+    """Rank (0 = best) of the ``limit`` best pages by BM25 for an FTS5 query."""
+    if not match:
+        return {}
+    return {key: rank for rank, key in enumerate(bm25_pages(db, match, limit))}
+
+
+def _bm25_chunks(db: apsw.Connection, match: str, limit: int) -> list[int]:
+    """The ``limit`` best chunks by BM25 for an FTS5 query, best first."""
+    return bm25_chunk_ids(db, match, limit) if match else []
 
 
 @dataclass(frozen=True, slots=True)
@@ -651,28 +682,24 @@ def window_coverage(
     chars: int = 320,
     aliases: dict[str, str] | None = None,
     scanned: bool = True,
+    terms: LineTerms | None = None,
 ) -> float:
     """Best share of the query's term weight found within ``window`` consecutive lines,
     or more lines while they stay under ``chars`` characters (OCR and table cells give
     short lines), with the section headings counting for every window. ``aliases`` map
     page stems to the question stems they stand for (``terms.expansions``; unit aliases
     by default). Words split in two are looked for joined only on ``scanned`` pages: a
-    text layer's words are whole."""
+    text layer's words are whole. ``terms`` reads which question stems a line holds (a
+    search shares one over all its terms' stems and ``aliases``, which this weighs a
+    part of)."""
     total = sum(idf.values()) or 1.0
-    stems_of_line = line_stems if scanned else token_stems
     wanted = {stem(t): w for t, w in idf.items()}
-    aliases = alias_map(list(idf)) if aliases is None else aliases
-    # Only the aliases of wanted stems can be found (in the same order, so the sets built
-    # below are the same): most questions have none, and each line is then spared a loop.
-    aliases = {a: t for a, t in aliases.items() if t in wanted}
-    base = _found(stems_of(context), wanted, aliases)
-    # Per line, only the wanted stems it holds: windows then union a few tiny sets. Most
-    # lines hold none, and a substring test says so without tokenising them.
-    quick = term_filter(frozenset(wanted) | set(aliases))
-    hits = [
-        _found(stems_of_line(text), wanted, aliases) if quick.may_hold(text) else frozenset()
-        for text in lines
-    ]
+    if terms is None:
+        terms = LineTerms(wanted, alias_map(list(idf)) if aliases is None else aliases)
+    base = _found(stems_of(context), wanted, terms.aliases)
+    # Per line, only the wanted stems it holds: windows then union a few tiny sets.
+    keys = frozenset(wanted)
+    hits = [held & keys if (held := terms.of(text, scanned)) else held for text in lines]
     best = sum(wanted[t] for t in base) / total
     # A window gains nothing by starting on a line without a question term.
     for start in (i for i, stems in enumerate(hits) if stems):
@@ -705,15 +732,18 @@ def page_coverage(
     identifiers: Sequence[str] = (),
     aliases: dict[str, str] | None = None,
     scanned: bool = True,
+    terms: LineTerms | None = None,
 ) -> float:
     """Term coverage of a page: the best window over its lines with every heading as
     context, or within one table read with its heading and header row (a paragraph's own
     windows are among the page's, with less context, so they cannot score higher)."""
     headings = " ".join({c.heading for c in chunks})
-    aliases = alias_map(list(idf)) if aliases is None else aliases
+    if terms is None:
+        wanted = {stem(t) for t in idf}
+        terms = LineTerms(wanted, alias_map(list(idf)) if aliases is None else aliases)
     # A contents entry names a topic where the answer is not: a contents page names them all.
     lines = [text for text in lines if not is_contents_line(text)]
-    best = window_coverage(lines, idf, identifiers, headings, aliases=aliases, scanned=scanned)
+    best = window_coverage(lines, idf, identifiers, headings, scanned=scanned, terms=terms)
     headers: dict[str, list[str]] = {}
     for chunk in chunks:
         if chunk.kind != "table" or not chunk.lines:
@@ -727,7 +757,7 @@ def page_coverage(
         best = max(
             best,
             window_coverage(
-                texts, idf, identifiers, context, window=2, aliases=aliases, scanned=scanned
+                texts, idf, identifiers, context, window=2, scanned=scanned, terms=terms
             ),
         )
     return best

@@ -40,8 +40,9 @@ against 1.6 ms here at recall 1.0), and up to ``CANDIDATES`` chunks this path is
 from __future__ import annotations
 
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import apsw
 import numpy as np
@@ -55,6 +56,7 @@ from app.library.vector_rows import (
     exact_knn,
 )
 
+Hit = tuple[int, float]  # (chunk id, cosine)
 BINARY_THRESHOLD = 5_000
 CANDIDATES = 1_000  # rescored per query at least: recall@10 0.9995 at 100,000 chunks
 OVERSAMPLE = 32  # ...or this many per neighbour asked for: recall@60 0.9995 (1,920)
@@ -122,14 +124,23 @@ class VectorIndex:
 
     def knn(self, query: np.ndarray, k: int, exact: bool | None = None) -> list[tuple[int, float]]:
         """(chunk id, cosine) of the ``k`` nearest chunks, best first."""
-        if k <= 0 or self.store.vector_dim() is None:
-            return []
-        query = np.ascontiguousarray(query, dtype=np.float32)
+        return self.searcher(exact)(query, k)
+
+    def searcher(self, exact: bool | None = None) -> Callable[[np.ndarray, int], list[Hit]]:
+        """``knn`` as of now. What it needs of the database is read here, on the calling
+        thread: above ``BINARY_THRESHOLD`` chunks the function returned touches no
+        connection, so another thread can run it while this one queries the database
+        (a connection serves one statement at a time)."""
+        if self.store.vector_dim() is None:
+            return lambda query, k: []
         if exact is None:
             exact = _chunk_count(self.store) < BINARY_THRESHOLD
-        if exact:
-            return exact_knn(self.store, query, k)
-        return snapshot(self.store).search(query, k)
+        search = partial(exact_knn, self.store) if exact else snapshot(self.store).search
+
+        def knn(query: np.ndarray, k: int) -> list[Hit]:
+            return search(np.ascontiguousarray(query, dtype=np.float32), k) if k > 0 else []
+
+        return knn
 
     def get(self, ids: Sequence[int]) -> dict[int, np.ndarray]:
         """The exact float32 vectors of some chunks (missing ids are left out)."""

@@ -1,5 +1,6 @@
-"""Whole-page BM25 runs on a second, read-only connection beside the rest of a search,
-with the same results as running it in line."""
+"""Whole-page BM25 runs on a second, read-only connection, and the embedding and vector
+search in a thread, beside the rest of a search, with the same results as running them
+in line."""
 
 from __future__ import annotations
 
@@ -15,9 +16,12 @@ from tests.helpers.pdfs import text_manual_pdf
 
 
 class InlineSearch(TextSearch):
-    def _side_query(self, fn: Any, *args: Any) -> Any:
-        done = fn(self.store.db, *args)
+    def _in_thread(self, fn: Any, *args: Any) -> Any:
+        done = fn(*args)
         return lambda: done
+
+    def _side_query(self, fn: Any, *args: Any, reader: int) -> Any:
+        return self._in_thread(fn, self.store.db, *args)
 
 
 def test_the_side_connection_gives_the_same_pages(tmp_library: Library, tmp_path: Path) -> None:
@@ -33,11 +37,13 @@ def test_the_side_connection_gives_the_same_pages(tmp_library: Library, tmp_path
 
     first = side.search(question)
 
-    assert side._side is not None, "a file library gets its second connection"
-    assert [(p.page, p.score) for p in first.pages] == [
-        (p.page, p.score) for p in inline.search(question).pages
-    ]
+    assert len(side._readers) == 1, "a file library gets its second connection"
+    assert side._pool is not None
+    again = inline.search(question)
+    assert inline._readers == [] and inline._pool is None
+    assert [(p.page, p.score) for p in first.pages] == [(p.page, p.score) for p in again.pages]
+    assert set(first.timings) == set(again.timings) >= {"embed", "knn", "bm25", "total"}
     side.close()
-    assert side._side is None
+    assert side._readers == [] and side._pool is None
     assert [p.page for p in side.search(question).pages] == [p.page for p in first.pages]
     side.close()
