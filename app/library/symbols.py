@@ -258,6 +258,7 @@ def decode_symbols(font: str, text: str) -> str:
 # Glyphs searchable_text annotates: every described glyph that is not a bullet. "*" and
 # "#" are only annotated where they stand alone as keys (see _is_key_use).
 _ANNOTATED = {g: words for g, (words, bullet) in GLYPH_INFO.items() if words and not bullet}
+_GLYPHS = frozenset(_ANNOTATED)
 
 
 def _is_key_use(text: str, i: int) -> bool:
@@ -278,6 +279,8 @@ def searchable_text(display_text: str) -> str:
     the words is left alone.
     """
     text = display_text
+    if _GLYPHS.isdisjoint(text):
+        return text  # most text holds no key glyph; the loop below would copy it
     out: list[str] = []
     run: list[str] = []
     i, n = 0, len(text)
