@@ -88,8 +88,9 @@ class Tree:
 
     def warm_up(self) -> None:
         """Load what the first question would otherwise wait for: the question embedder's
-        weights, the unit registry and the stemmer (the window calls this in its worker
-        as soon as a library is open). A failure here is the first question's to report."""
+        weights, the unit registry, the stemmer and, for a large library, the vectors and
+        full-text postings search keeps in memory (the window calls this in its worker as
+        soon as a library is open). A failure here is the first question's to report."""
         from app.retrieval.query import stem
         from app.retrieval.units import registry
 
@@ -97,6 +98,9 @@ class Tree:
             self.resources.embedder.embed(["warm-up"])
             registry()
             stem("warming")
+            warm = getattr(self.resources.text_search, "warm", None)
+            if warm is not None:
+                warm()
         except Exception as exc:
             log.warning("warm-up: %s", exc)
 

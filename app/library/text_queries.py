@@ -13,6 +13,7 @@ from typing import Any
 import apsw
 
 VOCABULARIES = (("chunks_vocab", "chunks_fts"), ("pages_vocab", "pages_fts"))
+INDEXES = ("chunks_fts", "pages_fts")
 
 
 def add_vocabulary_views(db: apsw.Connection) -> None:
@@ -90,6 +91,76 @@ def bm25_chunk_ids(db: apsw.Connection, match: str, limit: int) -> list[int]:
         (match, limit),
     )
     return [r[0] for r in rows]
+
+
+def phrase_scores(
+    db: apsw.Connection, table: str, weights: Sequence[float], match: str
+) -> list[tuple[int, float]]:
+    """(rowid, bm25) of every row of the full-text index ``table`` ("chunks_fts" or
+    "pages_fts") matching ``match``, its columns weighted by ``weights``."""
+    assert table in INDEXES, table
+    marks = ", ".join("?" * len(weights))
+    rows = db.execute(
+        f"SELECT rowid, bm25({table}, {marks}) FROM {table} WHERE {table} MATCH ?",
+        (*weights, match),
+    )
+    return [(r[0], r[1]) for r in rows]
+
+
+def index_sizes(db: apsw.Connection, table: str, ids: Sequence[int]) -> dict[int, int]:
+    """Tokens the full-text index ``table`` holds for each of some rows (all columns),
+    from its docsize table; rows it does not hold are left out."""
+    assert table in INDEXES, table
+    if not ids:
+        return {}
+    wanted = set(ids)
+    rows = db.execute(
+        f"SELECT id, sz FROM {table}_docsize WHERE id BETWEEN ? AND ?", (min(ids), max(ids))
+    )
+    return {r[0]: sum(_varints(r[1])) for r in rows if r[0] in wanted}
+
+
+def _varints(blob: bytes) -> list[int]:
+    """The varints of an FTS5 docsize record (SQLite's: 7 bits a byte, high bit set on
+    every byte but the last)."""
+    out, value = [], 0
+    for byte in blob:
+        value = (value << 7) | (byte & 0x7F)
+        if not byte & 0x80:
+            out.append(value)
+            value = 0
+    return out
+
+
+def document_page_texts(db: apsw.Connection, doc_id: int) -> list[Any]:
+    """(page id, page number, text) of a document's pages, in id order."""
+    return list(
+        db.execute(
+            "SELECT id, number, text FROM pages WHERE document_id = ? ORDER BY id", (doc_id,)
+        )
+    )
+
+
+def document_page_signatures(db: apsw.Connection) -> dict[int, tuple[object, ...]]:
+    """Per document with pages: (sha256, first page id, last page id, page count)."""
+    return {
+        r[0]: tuple(r[1:])
+        for r in db.execute(
+            "SELECT d.id, d.sha256, MIN(p.id), MAX(p.id), COUNT(p.id) FROM documents d"
+            " JOIN pages p ON p.document_id = d.id GROUP BY d.id"
+        )
+    }
+
+
+def document_chunk_texts(db: apsw.Connection, doc_id: int) -> list[Any]:
+    """(chunk id, page number, search text, heading) of a document's chunks, as the chunk
+    index holds them, in id order."""
+    return list(
+        db.execute(
+            "SELECT id, page, search_text, heading FROM chunks WHERE document_id = ? ORDER BY id",
+            (doc_id,),
+        )
+    )
 
 
 def chunk_ids_matching(db: apsw.Connection, match: str, limit: int) -> list[int]:

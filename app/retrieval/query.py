@@ -402,10 +402,15 @@ def fts_query(terms: Sequence[str], extra: Sequence[str] = ()) -> str:
 
     The index's Porter tokenizer stems both sides, so "charging" meets "charged";
     ``extra`` words, OCR misreadings of the terms, are matched too."""
+    return " OR ".join(f'"{phrase}"' for phrase in fts_phrases(terms, extra))
+
+
+def fts_phrases(terms: Sequence[str], extra: Sequence[str] = ()) -> list[str]:
+    """The phrases of ``fts_query``, without their quotes, once each in order."""
     parts = []
     for term in terms:
         pieces = re.findall(r"[A-Za-z0-9]+", term)
         if pieces:
-            parts.append('"' + " ".join(pieces) + '"')
-    parts += [f'"{w}"' for w in extra if re.fullmatch(r"[A-Za-z0-9]+", w)]
-    return " OR ".join(dict.fromkeys(parts))
+            parts.append(" ".join(pieces))
+    parts += [w for w in extra if re.fullmatch(r"[A-Za-z0-9]+", w)]
+    return list(dict.fromkeys(parts))

@@ -40,10 +40,12 @@ from app.library.text_queries import (
 )
 from app.library.vector_rows import database_version
 from app.retrieval.fusion import RRF_K, reciprocal_rank
+from app.retrieval.lexical import CHUNKS, PAGES, LexicalIndex
 from app.retrieval.query import (
     QueryAnalysis,
     alias_map,
     analyse,
+    fts_phrases,
     fts_query,
     product_names,
     stem,
@@ -134,6 +136,8 @@ class TextSearch:
         self.embedder = embedder
         self.candidates = candidates
         self.vectors = VectorIndex(store)
+        self.chunk_lexical = LexicalIndex(store, CHUNKS)
+        self.page_lexical = LexicalIndex(store, PAGES)
         self._names: tuple[tuple[tuple[int, str], ...], dict[int, frozenset[str]]] | None = None
         self._ocr: tuple[tuple[int, ...], OcrVocabulary] | None = None
         self._readers: list[apsw.Connection] = []  # read-only, for the full-text queries
@@ -169,15 +173,29 @@ class TextSearch:
         query = replace(query, quantities=self.asked_quantities(query, idf))
         aliases, misread = expansions(query.terms, self._ocr_vocabulary(docs), self._pages_with)
         timings["analyse"] = time.perf_counter() - t0
-        # BM25 over whole pages and over chunks, each on a read-only connection of its own.
+        # BM25 over whole pages and over chunks: a large library's in memory (lexical.py),
+        # a small one's by FTS5 (as fast), whole pages on a second connection beside.
         t3 = time.perf_counter()
-        match = fts_query([t for t in query.terms if idf.get(t, 0) > 0.05], misread)
-        pages_bm25 = self._side_query(_bm25_pages, match, self.candidates, reader=0)
-        lexical = _bm25_chunks(self.store.db, match, self.candidates)
+        phrases = fts_phrases([t for t in query.terms if idf.get(t, 0) > 0.05], misread)
+        match = " OR ".join(f'"{p}"' for p in phrases)
+        size = self._chunk_total()
+        in_memory = self.page_lexical.top(self.store.db, phrases, self.candidates, size)
+        pending = None
+        if in_memory is None:
+            pending = self._side_query(_bm25_pages, match, self.candidates, reader=0)
+        best = self.chunk_lexical.top(self.store.db, phrases, self.candidates, size)
+        if best is not None:
+            lexical = [chunk_id for chunk_id, _, _ in best]
+        else:
+            lexical = _bm25_chunks(self.store.db, match, self.candidates)
         idents = self._identifier_chunks(query)
+        if pending is not None:
+            page_ranks = pending()
+        else:
+            page_ranks = {(doc, page): r for r, (_, doc, page) in enumerate(in_memory or ())}
         page_lex = {
             key: rank
-            for key, rank in pages_bm25().items()
+            for key, rank in page_ranks.items()
             if key[0] in docs and (allowed is None or key[0] in allowed)
         }
         timings["bm25"] = time.perf_counter() - t3
@@ -229,6 +247,14 @@ class TextSearch:
             self._burst = {}
             kept = {(d.id, d.imported_at) for d in self._documents}
             self._printed = {k: v for k, v in self._printed.items() if k in kept}
+
+    def warm(self) -> None:
+        """Read what a large library's first search would wait for: the vectors and the
+        full-text postings it keeps in memory."""
+        size = self._chunk_total()
+        self.vectors.searcher()
+        self.chunk_lexical.warm(size)
+        self.page_lexical.warm(size)
 
     def _chunk_total(self) -> int:
         """The library's chunk count, counted again only when the database has changed

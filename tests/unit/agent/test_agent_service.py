@@ -78,10 +78,13 @@ def test_any_installed_vlm_is_used() -> None:
     assert choose_models(Settings(vlm="off"), Registry(VLM)).vlm is None
 
 
-def test_warm_up_loads_what_the_first_question_needs(make_agent) -> None:  # type: ignore[no-untyped-def]
-    from app.retrieval import units
+def test_warm_up_loads_what_the_first_question_needs(make_agent, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from app.retrieval import lexical, units
 
+    monkeypatch.setattr(lexical, "THRESHOLD", 1)  # the sample library counts as large
     agent = make_agent()
+    store = agent.resources.text_search.store
+    assert store not in lexical._indexes
     calls: list[list[str]] = []
     embedder = agent.resources.embedder
     original = embedder.embed
@@ -92,3 +95,4 @@ def test_warm_up_loads_what_the_first_question_needs(make_agent) -> None:  # typ
         embedder.embed = original  # type: ignore[method-assign]
     assert calls == [["warm-up"]]
     assert units._registry is not None
+    assert set(lexical._indexes[store]) == {"chunks_fts", "pages_fts"}, "postings read"
