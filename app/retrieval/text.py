@@ -116,14 +116,15 @@ class TextSearch:
     three questions, and re-scoring more pages lifts none of them into the first three:
     Hit@1 0.752 and Hit@3 0.921 re-scoring 10, 15, 20 or 30 pages, 0.713 and 0.891
     re-scoring 5 (``bench/fit_ranker.py --cache DIR --depth 30``). At 100k chunks a search
-    takes 36 ms at p50 re-scoring 10 pages, 46 re-scoring 15 and 49 re-scoring 20
-    (``bench/search_latency.py --keep DIR --no-minilm --depths 20,15``, one run).
+    takes 25 ms at p50 re-scoring 10 pages and 34 re-scoring 20
+    (``bench/search_latency.py --keep DIR --no-minilm --depths 20``, one run).
 
     The question's embedding and vector search run in a thread beside its analysis and
-    the full-text queries, and whole-page BM25 on a second connection beside chunk BM25:
-    at 100k chunks, p50 36 ms against 38 with the vector search in line (three runs
-    each). Chunk BM25 stays on this thread: on two cores, a connection and thread of its
-    own slowed the other two more than it saved.
+    BM25: at 100k chunks, p50 36 ms against 38 with the vector search in line (three
+    runs each, before BM25 moved into memory). A large library's BM25 is scored in memory
+    (``lexical``); a small one's by FTS5, whole pages on a second connection beside chunks
+    (chunks on a third connection and thread slowed the other two more than it saved, on
+    two cores).
     """
 
     def __init__(
