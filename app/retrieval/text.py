@@ -134,6 +134,7 @@ class TextSearch:
         self.rerank_depth = rerank_depth
         self._pages_seen: dict[tuple[int, int], list[StoredChunk]] = {}
         self._lines_seen: dict[tuple[int, int], list[TextLine]] = {}
+        self._vectors_seen: dict[int, np.ndarray | None] = {}
         self.embedder = embedder
         self.candidates = candidates
         self.vectors = VectorIndex(store)
@@ -161,7 +162,7 @@ class TextSearch:
     ) -> SearchResult:
         """The ``k`` best pages for a question, optionally within some documents."""
         timings: dict[str, float] = {}
-        self._pages_seen, self._lines_seen = {}, {}
+        self._pages_seen, self._lines_seen, self._vectors_seen = {}, {}, {}
         t0 = time.perf_counter()
         self._refresh()
         # The question's embedding and nearest chunks need nothing of its analysis: they
@@ -216,10 +217,9 @@ class TextSearch:
             # the next search (its pages would have no document to name).
             if ch.document_id in docs and (allowed is None or ch.document_id in allowed)
         }
-        cosine = self._cosines(qvec, list(chunks))
         dense_ids = [c for c, _ in dense]
         fused = reciprocal_rank([dense_ids, lexical, idents], [1.0, 1.0, 0.5])
-        pages = self._rank_pages(query, docs, chunks, fused, cosine, page_lex, idf)
+        pages = self._rank_pages(query, docs, chunks, fused, page_lex)
         evidence_idf = _without_product_terms(idf, query, docs)
         terms = LineTerms({stem(t) for t in idf}, aliases)  # what each line holds, read once
         lists = CandidateLists(
@@ -234,6 +234,11 @@ class TextSearch:
             terms,
             lists,
         )
+        # Cosines of the candidate chunks on the pages returned (re-ranking read their
+        # vectors): a page's confidence and each chunk hit's similarity.
+        shown = {key for key, _ in pages[:k]}
+        on_shown = [c for c, ch in chunks.items() if (ch.document_id, ch.page) in shown]
+        cosine = self._cosines(qvec, on_shown)
         hits = self._page_hits(query, docs, pages[:k], chunks, fused, cosine, idf, terms)
         timings["rank"] = time.perf_counter() - t4
         timings["total"] = time.perf_counter() - t0
@@ -483,8 +488,15 @@ class TextSearch:
         self._readers = []
 
     def _cosines(self, qvec: np.ndarray, ids: list[int]) -> dict[int, float]:
-        vectors = self.vectors.get(ids)
-        return {cid: float(vec @ qvec) for cid, vec in vectors.items()}
+        return {cid: float(vec @ qvec) for cid, vec in self._vectors(ids).items()}
+
+    def _vectors(self, ids: list[int]) -> dict[int, np.ndarray]:
+        """Chunks' exact vectors, each read once per search (missing ids left out)."""
+        missing = [cid for cid in ids if cid not in self._vectors_seen]
+        if missing:
+            found = self.vectors.get(missing)
+            self._vectors_seen.update({cid: found.get(cid) for cid in missing})
+        return {c: v for c in ids if (v := self._vectors_seen[c]) is not None}
 
     # ---- ranking ---------------------------------------------------------------------
     def _rank_pages(
@@ -493,9 +505,7 @@ class TextSearch:
         docs: dict[int, DocumentInfo],
         chunks: dict[int, StoredChunk],
         fused: dict[int, float],
-        cosine: dict[int, float],
         page_lex: dict[tuple[int, int], int],
-        idf: dict[str, float],
     ) -> list[tuple[tuple[int, int], float]]:
         per_page: dict[tuple[int, int], list[float]] = defaultdict(list)
         for cid, chunk in chunks.items():
@@ -532,7 +542,7 @@ class TextSearch:
         top = ranked[0][1] or 1.0
         rescored, candidates = [], []
         self._read_pages([key for key, _ in ranked])
-        vectors = self.vectors.get([c.id for key, _ in ranked for c in self._page_chunks(*key)])
+        vectors = self._vectors([c.id for key, _ in ranked for c in self._page_chunks(*key)])
         for (doc_id, page), first in ranked:
             page_chunks = self._page_chunks(doc_id, page)
             cos = max(
