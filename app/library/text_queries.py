@@ -98,7 +98,7 @@ def phrase_scores(
 ) -> list[tuple[int, float]]:
     """(rowid, bm25) of every row of the full-text index ``table`` ("chunks_fts" or
     "pages_fts") matching ``match``, its columns weighted by ``weights``."""
-    assert table in INDEXES, table
+    _check_index(table)
     marks = ", ".join("?" * len(weights))
     rows = db.execute(
         f"SELECT rowid, bm25({table}, {marks}) FROM {table} WHERE {table} MATCH ?",
@@ -110,7 +110,7 @@ def phrase_scores(
 def index_sizes(db: apsw.Connection, table: str, ids: Sequence[int]) -> dict[int, int]:
     """Tokens the full-text index ``table`` holds for each of some rows (all columns),
     from its docsize table; rows it does not hold are left out."""
-    assert table in INDEXES, table
+    _check_index(table)
     if not ids:
         return {}
     wanted = set(ids)
@@ -118,6 +118,12 @@ def index_sizes(db: apsw.Connection, table: str, ids: Sequence[int]) -> dict[int
         f"SELECT id, sz FROM {table}_docsize WHERE id BETWEEN ? AND ?", (min(ids), max(ids))
     )
     return {r[0]: sum(_varints(r[1])) for r in rows if r[0] in wanted}
+
+
+def _check_index(table: str) -> None:
+    """Only the library's two full-text tables go into these statements' text."""
+    if table not in INDEXES:
+        raise ValueError(f"not a full-text index of the library: {table!r}")
 
 
 def _varints(blob: bytes) -> list[int]:
