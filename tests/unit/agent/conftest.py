@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from app.agent.loop import Tree
-from app.agent.service import ModelChoice, build_answerer
 from app.config import Settings
 from app.library.embedding import Embedder, EmbedderError, make_embedder
 from app.library.importer import Importer, import_blocking
 from app.library.library import Library
+from tests.helpers.agents import answerer
 from tests.unit.agent.scripted import ScriptedModel
 
 MANUALS = Path(__file__).resolve().parents[3] / "manuals"
@@ -58,13 +58,7 @@ def make_agent(sample_library: Library, tmp_path: Path, embedder: Embedder) -> C
 
     def make(model: ScriptedModel | None = None, max_steps: int = 6) -> Tree:
         llm = (lambda: model.llm) if model is not None else None
-        agent = build_answerer(
-            sample_library,
-            Settings(library_dir=sample_library.root, max_steps=max_steps),
-            embedder=embedder,
-            models=ModelChoice(llm, None, "test"),
-        )
-        agent.traces_dir = tmp_path / "traces"
+        agent = answerer(sample_library, embedder, tmp_path / "traces", llm, max_steps=max_steps)
         if agent.policy is not None:
             agent.policy.sleep = lambda _s: None
         return agent

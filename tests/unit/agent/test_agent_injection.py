@@ -11,11 +11,11 @@ import pytest
 
 from app.agent.context import FENCE_CLOSE, FENCE_OPEN
 from app.agent.loop import Tree
-from app.agent.service import ModelChoice, build_answerer
 from app.config import Settings
 from app.library.embedding import HashingEmbedder
 from app.library.importer import Importer, import_blocking
 from app.library.library import Library
+from tests.helpers.agents import answerer
 from tests.helpers.pdfs import note_pdf
 from tests.unit.agent.scripted import ScriptedModel, answer_reply, decision, decisions, run
 
@@ -50,14 +50,7 @@ def libraries(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Li
 
 def _agent(library: Library, tmp_path: Path, model: ScriptedModel | None = None) -> Tree:
     llm = (lambda: model.llm) if model else None
-    agent = build_answerer(
-        library,
-        Settings(library_dir=library.root),
-        embedder=HashingEmbedder(),
-        models=ModelChoice(llm, None, "test"),
-    )
-    agent.traces_dir = tmp_path
-    return agent
+    return answerer(library, HashingEmbedder(), tmp_path, llm)
 
 
 def test_the_rule_based_path_ignores_instructions_in_a_page(

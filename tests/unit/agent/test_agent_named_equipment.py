@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from app.agent.events import Answer
-from app.agent.service import ModelChoice, build_answerer
 from app.config import Settings
 from app.library.embedding import HashingEmbedder
 from app.library.importer import Importer, import_blocking
 from app.library.library import Library
+from tests.helpers.agents import answerer
 from tests.helpers.pdfs import note_pdf
 
 NOTES = {
@@ -46,13 +46,7 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Library]:
 
 
 def _answer(library: Library, tmp_path: Path, question: str) -> Answer:
-    agent = build_answerer(
-        library,
-        Settings(library_dir=library.root),
-        embedder=HashingEmbedder(),
-        models=ModelChoice(None, None, "test"),
-    )
-    agent.traces_dir = tmp_path
+    agent = answerer(library, HashingEmbedder(), tmp_path)
     return next(e for e in agent.ask(question) if isinstance(e, Answer))
 
 
