@@ -147,17 +147,6 @@ def document_page_texts(db: apsw.Connection, doc_id: int) -> list[Any]:
     )
 
 
-def document_page_signatures(db: apsw.Connection) -> dict[int, tuple[object, ...]]:
-    """Per document with pages: (sha256, first page id, last page id, page count)."""
-    return {
-        r[0]: tuple(r[1:])
-        for r in db.execute(
-            "SELECT d.id, d.sha256, MIN(p.id), MAX(p.id), COUNT(p.id) FROM documents d"
-            " JOIN pages p ON p.document_id = d.id GROUP BY d.id"
-        )
-    }
-
-
 def document_chunk_texts(db: apsw.Connection, doc_id: int) -> list[Any]:
     """(chunk id, page number, search text, heading) of a document's chunks, as the chunk
     index holds them, in id order."""

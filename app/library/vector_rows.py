@@ -43,13 +43,16 @@ def database_version(db: apsw.Connection) -> tuple[int, int, int]:
     return (int(schema[0]) if schema else 0, int(data[0]) if data else 0, db.total_changes())
 
 
-def document_signatures(db: apsw.Connection) -> dict[int, tuple[object, ...]]:
-    """Per document with chunks: (sha256, first chunk id, last chunk id, chunk count)."""
+def document_signatures(db: apsw.Connection, rows: str = "chunks") -> dict[int, tuple[object, ...]]:
+    """Per document with ``rows`` ("chunks" or "pages"): (sha256, first row id, last row
+    id, row count). A document imported again, or its ids handed on, reads otherwise."""
+    if rows not in ("chunks", "pages"):
+        raise ValueError(f"not a table of a document's rows: {rows!r}")
     return {
         r[0]: tuple(r[1:])
         for r in db.execute(
-            "SELECT d.id, d.sha256, MIN(c.id), MAX(c.id), COUNT(c.id) FROM documents d"
-            " JOIN chunks c ON c.document_id = d.id GROUP BY d.id"
+            "SELECT d.id, d.sha256, MIN(x.id), MAX(x.id), COUNT(x.id) FROM documents d"
+            f" JOIN {rows} x ON x.document_id = d.id GROUP BY d.id"
         )
     }
 

@@ -34,6 +34,7 @@ import weakref
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from itertools import repeat
 from typing import Any, cast
 
@@ -44,7 +45,6 @@ from app.library.store import Store
 from app.library.symbols import searchable_text
 from app.library.text_queries import (
     document_chunk_texts,
-    document_page_signatures,
     document_page_texts,
     index_sizes,
     phrase_scores,
@@ -84,7 +84,7 @@ def _page_rows(db: apsw.Connection, doc_id: int) -> list[tuple[Any, ...]]:
 
 # Weighted as text_queries.bm25_chunk_ids and bm25_pages weigh them.
 CHUNKS = Source("chunks_fts", (1.0, 0.5), _chunk_rows, document_signatures)
-PAGES = Source("pages_fts", (1.0,), _page_rows, document_page_signatures)
+PAGES = Source("pages_fts", (1.0,), _page_rows, partial(document_signatures, rows="pages"))
 
 
 @dataclass(frozen=True, slots=True)
