@@ -218,8 +218,15 @@ def analyse(
     product_words = {
         w for d in documents for w in re.split(r"[\s/-]+", d.profile.product.lower()) if w
     } | {d.profile.product.lower() for d in documents}
-    # Values with a unit pint knows ("13.8 V", "500 mA") are matched as printed too.
-    quantities = [m.group(0) for m in QUANTITY.finditer(text) if unit_key(m.group(1))]
+    # Values with a unit pint knows ("13.8 V", "500 mA") are matched as printed too, without
+    # the full stop that ends the sentence ("give out 12 V."). A word of the sentence after
+    # a number is no unit ("BOGP-3 in the evenings", "a 1 in the fourth position": "in" is
+    # not inches), though pint reads "in" and "at" as units.
+    quantities = [
+        m.group(0).rstrip(".")
+        for m in QUANTITY.finditer(text)
+        if (unit := m.group(1).rstrip(".")) not in STOPWORDS and unit_key(unit)
+    ]
     for value in [*quantities, *(m.group(0) for m in _IDENT.finditer(text))]:
         value = value.strip()
         low = value.lower()

@@ -67,6 +67,23 @@ def test_unit_symbols_a_question_writes_are_asked_for() -> None:
     assert "2000 mAh" not in query.identifiers
 
 
+def test_a_question_s_values_are_matched_as_printed_without_its_punctuation() -> None:
+    query = analyse("How do I set J24 so the PGM output stops giving out 12 V.", [])
+    assert query.identifiers == ("12 V", "J24")
+    # "in" after a number is the sentence's word, not inches: only the code is matched.
+    query = analyse("The station gets event code 374 from a BOGP-3 in the evenings.", [])
+    assert query.identifiers == ("374", "BOGP-3")
+    query = analyse("It shows 998 in the user field and a 1 in the fourth position", [])
+    assert query.identifiers == ("998",)
+    # A unit that is no English word is still one, capitals or not.
+    assert analyse("Is 2 s enough, or 750 W at 24 V?", []).identifiers == (
+        "2 s",
+        "750 W",
+        "24 V",
+        "750",
+    )
+
+
 def test_how_long_asks_for_a_time_but_how_far_off_for_no_length() -> None:
     assert analyse("How long do I keep the button pressed?", []).quantities == (key("2 s"),)
     # "How far off" is a deviation; a cable's length is asked by naming it.
