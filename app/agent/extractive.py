@@ -32,7 +32,7 @@ from app.retrieval.query import (
 )
 from app.retrieval.regions import is_contents_line
 from app.retrieval.text import PageHit, SearchResult, TextSearch, header_band
-from app.retrieval.units import QUANTITY, asked_key, quantity_keys, quantity_name, unit_key
+from app.retrieval.units import asked_key, printed_values, quantity_keys, quantity_name
 from app.retrieval.vectors import VectorIndex
 
 _ENDS_SENTENCE = re.compile(r"[.!?:;)\]]\s*$")
@@ -363,7 +363,7 @@ def _values(text: str, wanted: Collection[str]) -> set[str]:
     """The values a text prints of the wanted quantities, as printed ("3-10 seconds")."""
     if not wanted:
         return set()
-    return {m.group(0) for m in QUANTITY.finditer(text) if unit_key(m.group(1)) in wanted}
+    return {m.group(0) for m, key in printed_values(text) if key in wanted}
 
 
 def _stems(text: str) -> set[str]:

@@ -20,10 +20,10 @@ import Stemmer
 
 from app.library.models import DocumentInfo
 from app.retrieval.units import (
-    QUANTITY,
     asked_key,
     is_unit_name,
     measure_keys,
+    printed_values,
     quantity_keys,
     unit_key,
 )
@@ -219,14 +219,9 @@ def analyse(
         w for d in documents for w in re.split(r"[\s/-]+", d.profile.product.lower()) if w
     } | {d.profile.product.lower() for d in documents}
     # Values with a unit pint knows ("13.8 V", "500 mA") are matched as printed too, without
-    # the full stop that ends the sentence ("give out 12 V."). A word of the sentence after
-    # a number is no unit ("BOGP-3 in the evenings", "a 1 in the fourth position": "in" is
-    # not inches), though pint reads "in" and "at" as units.
-    quantities = [
-        m.group(0).rstrip(".")
-        for m in QUANTITY.finditer(text)
-        if (unit := m.group(1).rstrip(".")) not in STOPWORDS and unit_key(unit)
-    ]
+    # the full stop that ends the sentence ("give out 12 V."; "BOGP-3 in the evenings" is
+    # no value: ``printed_values``).
+    quantities = [m.group(0).rstrip(".") for m, _ in printed_values(text)]
     for value in [*quantities, *(m.group(0) for m in _IDENT.finditer(text))]:
         value = value.strip()
         low = value.lower()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -199,6 +200,28 @@ _SPELLED = re.compile(
 )
 
 
+# What follows a value whose "unit" is an English function word, when that word is the
+# sentence's and not a unit: another word ("1 in the menu", "BOGP-3 in Away mode", "2 a
+# day"). "6 in.", "6 in x 4 in" and "(3.5 in)" are inches.
+_NEXT_WORD = re.compile(r"\s+[A-Za-z]{2,}")
+
+
+def printed_values(text: str) -> Iterator[tuple[re.Match[str], str]]:
+    """The values a text prints with a unit, each with its quantity key (``unit_key``).
+
+    pint reads some English function words as units ("in" inches, "a" years, "at"
+    atmospheres); after a number they are the sentence's words when a word follows."""
+    from app.retrieval.query import STOPWORDS  # query reads its values here
+
+    for match in QUANTITY.finditer(text):
+        unit = match.group(1)
+        if unit in STOPWORDS and _NEXT_WORD.match(text, match.end()):
+            continue
+        key = unit_key(unit)
+        if key is not None:
+            yield match, key
+
+
 @lru_cache(maxsize=50_000)
 def quantity_keys(text: str) -> frozenset[str]:
     """The quantity keys of the values a text prints ("13.8 V, 500 mA" -> voltage, current;
@@ -217,10 +240,7 @@ def quantity_keys(text: str) -> frozenset[str]:
                     found.add(key)
     if not _DIGIT.search(text):
         return frozenset(found)
-    for match in QUANTITY.finditer(text):
-        key = unit_key(match.group(1))
-        if key is not None:
-            found.add(key)
+    found.update(key for _, key in printed_values(text))
     return frozenset(found)
 
 

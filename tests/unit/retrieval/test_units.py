@@ -49,6 +49,12 @@ def test_text_without_a_value_or_with_an_unknown_unit_holds_no_quantity() -> Non
     assert unit_key("xyzzy") is None
     # A connector's pins are not pico-inches.
     assert quantity_keys("the 4 pins of the 5-pin connector") == frozenset()
+    # A function word after a number is the sentence's when a word follows it...
+    assert quantity_keys("Press 1 in the menu, then arm the BOGP-3 in Away mode") == frozenset()
+    assert quantity_keys("It reports 2 a day") == frozenset()
+    # ...and a unit otherwise.
+    for inches in ("Depth: 6 in.", "6 in x 4 in", "150 mm (5.9 in)", "cut it to 3 in"):
+        assert quantity_keys(inches) == {key("1 cm")}, inches
 
 
 def test_a_question_word_names_the_quantity_a_page_prints() -> None:
