@@ -152,6 +152,16 @@ def stem(token: str) -> str:
     return _porter(token)
 
 
+def index_term(word: str) -> str:
+    """The term the full-text index holds a word as: FTS5's ``porter`` tokenizer stems
+    words of three letters too ("key" -> "kei", "use" -> "us"), which ``stem`` keeps
+    whole. How many chunks or pages hold a word is asked of the index by this term: by
+    ``stem``, "key" would be a word no manual prints."""
+    if len(word) == 3 and word.isalpha():
+        return _porter(word)
+    return stem(word)
+
+
 @lru_cache(maxsize=100_000)
 def _porter(word: str) -> str:
     # A library's vocabulary is small next to its text: a page re-scored stems the same

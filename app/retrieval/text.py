@@ -47,6 +47,7 @@ from app.retrieval.query import (
     analyse,
     fts_phrases,
     fts_query,
+    index_term,
     product_names,
     stem,
     stems_of,
@@ -379,7 +380,7 @@ class TextSearch:
         return frozenset(found)
 
     def _in_vocabulary(self, word: str) -> bool:
-        return chunk_term_documents(self.store.db, stem(word.lower())) is not None
+        return chunk_term_documents(self.store.db, index_term(word.lower())) is not None
 
     def _idf(self, terms: Sequence[str]) -> dict[str, float]:
         total = max(self._chunk_total(), 1)
@@ -390,7 +391,7 @@ class TextSearch:
             parts = term.replace("-", " ").replace(".", " ").replace("/", " ").split()
             counts = []
             for part in parts:
-                root = stem(part)
+                root = index_term(part)
                 if root not in self._chunk_df:
                     self._chunk_df[root] = chunk_term_documents(self.store.db, root)
                 counts.append(self._chunk_df[root] or 0)
@@ -423,13 +424,13 @@ class TextSearch:
         changed."""
         if term not in self._burst:
             code = any(ch.isdigit() for ch in term)
-            counts = None if code else page_term_counts(self.store.db, stem(term))
+            counts = None if code else page_term_counts(self.store.db, index_term(term))
             ratio = counts[1] / counts[0] if counts else 4.0
             self._burst[term] = min(1.0, max(0.25, 0.25 + math.log(ratio) / math.log(4)))
         return self._burst[term]
 
     def _pages_with(self, word: str) -> int:
-        return page_term_documents(self.store.db, stem(word)) or 0
+        return page_term_documents(self.store.db, index_term(word)) or 0
 
     def _identifier_chunks(self, query: QueryAnalysis) -> list[int]:
         """Chunks holding the question's codes and values verbatim, most matches first."""

@@ -29,6 +29,8 @@ def test_words_no_manual_prints_are_not_looked_for(make_agent: Callable[..., Tre
     known = search.known(terms)
     assert {"voltage", "aux", "output"} <= known
     assert not {"grandmother", "farmhouse", "sourdough", "pantry"} & known
+    # Three-letter words are looked up as the index stems them ("use" as "us").
+    assert {"use", "one"} <= search.known(("use", "one"))
     weights = answer_weights(result, search._idf(terms), known)
     assert "voltage" in weights and "sourdough" not in weights
     # A question left with too few words the manuals print keeps them all: the missing

@@ -244,3 +244,23 @@ def test_a_questions_word_weighs_once_whatever_forms_it_takes() -> None:
 
     terms = content_terms("How long must I press it to count, and what counts as a quick press?")
     assert terms == ["long", "must", "press", "count", "quick"]
+
+
+def test_a_word_is_looked_up_in_the_index_as_the_index_holds_it() -> None:
+    import apsw
+
+    from app.retrieval.query import index_term
+
+    db = apsw.Connection(":memory:")
+    db.execute(
+        "CREATE VIRTUAL TABLE t USING fts5(x, tokenize='porter unicode61 remove_diacritics 2')"
+    )
+    db.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'row')")
+    words = "key keys bus use one sms way led set ac id is wiring battery 485 rs485 fault".split()
+    for word in words:
+        db.execute("DELETE FROM t")
+        db.execute("INSERT INTO t VALUES (?)", (word,))
+        (held,) = db.execute("SELECT term FROM v").fetchall()[0]
+        assert index_term(word) == held, word
+    # Lines are still matched by ``stem``, which keeps a three-letter word whole.
+    assert stem("key") == "key" and index_term("key") == "kei"
