@@ -262,7 +262,7 @@ def _cover_parts(
     the best candidate that prints it is quoted, in place of the weakest quote when there
     are enough. Only a quote's own text counts: a heading names a topic ("Power Cable And
     Signal Wire Connection"), not the value asked for."""
-    if len(parts) < 2 or not scored:
+    if not parts or not scored:
         return chosen
     pool = [u for u in scored[: limit * 8] if u.score >= PART_SCORE * scored[0].score]
     printed = [_stems(u.text) for u in pool]
@@ -274,6 +274,15 @@ def _cover_parts(
         # The best that prints the key, a value beside it first: "what cable size" is
         # answered by "Power Cable (mm²) | 4.00", not by "Secure the cable with a clamp".
         holding = [u for u, st in zip(pool, printed, strict=True) if _found(key, st)]
+        if len(parts) == 1:
+            # One thing asked: the quotes answer it unless none prints a value beside its
+            # words ("what restart times can I set": the restart time's line with
+            # "1, 3, 5, 10, or 15 minutes", not only the one that says what it does).
+            if any(_prints_value(u.text) and _found(key, _stems(u.text)) for u in chosen):
+                continue
+            holding = [u for u in holding if _prints_value(u.text)]
+            if not holding:
+                continue
         extra = max(holding, key=lambda u: u.score + PART_VALUE * _prints_value(u.text))
         if extra not in chosen:
             chosen = [*chosen[: limit - 1], extra] if len(chosen) >= limit else [*chosen, extra]

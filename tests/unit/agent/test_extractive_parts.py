@@ -61,9 +61,22 @@ def test_each_asked_part_gets_the_best_quote_that_prints_its_key_with_a_value() 
     parts = (("fuse", "rating"), ("cable", "size"))
     chosen = _cover_parts([fuse, fuse2, topic], scored, weights, parts, limit=4)
     assert cable in chosen and fuse in chosen
-    # At the limit the weakest quote makes room; one part alone changes nothing.
+    # At the limit the weakest quote makes room.
     assert _cover_parts([fuse, fuse2, topic], scored, weights, parts, limit=3)[-1] is cable
-    assert _cover_parts([fuse], scored, weights, (("cable", "size"),), limit=4) == [fuse]
+
+
+def test_one_thing_asked_gets_a_quote_with_its_value_when_none_prints_one() -> None:
+    what = unit("Power supply overcurrent restart time: if a short circuit is detected", 1.0)
+    report = unit("The panel reports the short circuit to the monitoring station.", 0.7)
+    times = unit("You can set the restart time to 1, 3, 5, 10, or 15 minutes.", 0.5)
+    scored = [what, report, times]
+    weights = {"short": 1.4, "circuit": 3.1, "restart": 1.7, "times": 1.9}
+    asked = (("restart", "times"),)
+    assert _cover_parts([what, report], scored, weights, asked, limit=4) == [what, report, times]
+    # A quote that prints a value beside the asked words already answers it.
+    assert _cover_parts([times], scored, weights, asked, limit=4) == [times]
+    # So does nothing, when no candidate prints one.
+    assert _cover_parts([what], [what, report], weights, asked, limit=4) == [what]
 
 
 def test_a_later_search_replaces_the_first_only_when_surer_it_answers() -> None:
