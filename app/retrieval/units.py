@@ -20,6 +20,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from app.retrieval.stopwords import STOPWORDS
+
 # Printed forms pint does not read, rewritten to what it does: the degree signs of
 # one-character temperature symbols, the ohm and micro signs, the "·" and "." of products
 # (N·m, kgf.cm), and the DC/AC suffixes of electrical units ("12 VDC", "230Vac").
@@ -209,10 +211,8 @@ _NEXT_WORD = re.compile(r"\s+[A-Za-z]{2,}")
 def printed_values(text: str) -> Iterator[tuple[re.Match[str], str]]:
     """The values a text prints with a unit, each with its quantity key (``unit_key``).
 
-    pint reads some English function words as units ("in" inches, "a" years, "at"
-    atmospheres); after a number they are the sentence's words when a word follows."""
-    from app.retrieval.query import STOPWORDS  # query reads its values here
-
+    pint reads some English function words as units ("in" inches, "a" years); after a
+    number they are the sentence's words when a word follows."""
     for match in QUANTITY.finditer(text):
         unit = match.group(1)
         if unit in STOPWORDS and _NEXT_WORD.match(text, match.end()):
