@@ -154,6 +154,10 @@ def unit_key(symbol: str) -> str | None:
     text = _printed_form(text)
     if not text or text.isdigit():
         return None
+    if len(text) >= 3 and text.isalpha() and not text.islower() and _names_unit(text.lower()):
+        # A unit's name in capitals ("38400 Baud", "12 Volts", "5 AMPS", "10 Min"): pint
+        # reads names in lower case only, and reads "Min" as mega-inches.
+        text = text.lower()
     units = _parse(text)
     if units is None and "-" in text:
         units = _parse(text.split("-")[0])  # "3 m-long", "5 V-DC"
@@ -322,6 +326,13 @@ def is_unit_name(word: str) -> bool:
     definition = registry()._units.get(word)
     return definition is not None and (
         definition.name == word or word in getattr(definition, "aliases", ())
+    )
+
+
+def _names_unit(word: str) -> bool:
+    """A unit's name, its plural, or a symbol that is a word ("min", "psi")."""
+    return any(
+        is_unit_name(w) or _is_symbol(w) for w in (word, word[:-1] if word.endswith("s") else "")
     )
 
 

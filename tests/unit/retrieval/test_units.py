@@ -37,6 +37,12 @@ def key(text: str) -> str:
         ("5 GPM", "2.06 m³/h"),
         ("a 3 m-long cable", "2 m"),
         ("24 V-ac", "13.8 V"),
+        # Unit names in capitals: pint reads names in lower case, and "Min" as mega-inches.
+        ("Baud Rate: 38400 Baud", "9600 bps"),
+        ("12 Volts", "13.8 V"),
+        ("5 AMPS max", "500mA"),
+        ("Delay 10 Min", "3 s"),
+        ("30 Seconds", "3 s"),
     ],
 )
 def test_printed_values_meet_on_what_they_measure(printed: str, same_as: str) -> None:
