@@ -32,7 +32,13 @@ from app.retrieval.query import (
 )
 from app.retrieval.regions import is_contents_line
 from app.retrieval.text import PageHit, SearchResult, TextSearch, header_band
-from app.retrieval.units import asked_key, printed_values, quantity_keys, quantity_name
+from app.retrieval.units import (
+    asked_key,
+    gives_quantity,
+    printed_values,
+    quantity_keys,
+    quantity_name,
+)
 from app.retrieval.vectors import VectorIndex
 
 _ENDS_SENTENCE = re.compile(r"[.!?:;)\]]\s*$")
@@ -209,7 +215,7 @@ def answer_signals(
     wanted = set(result.query.quantities)
     quantity = 0.0
     if wanted:
-        held = any(quantity_keys(f"{u.context} {u.text}") & wanted for u in chosen)
+        held = any(gives_quantity(f"{u.context} {u.text}", wanted) for u in chosen)
         quantity = 1.0 if held else -1.0
     best = max((_coverage(f"{u.context} {u.text}", weights) for u in chosen), default=0.0)
     rank_score = result.pages[0].score if result.pages else 0.0
@@ -239,12 +245,10 @@ def _select(
     question about three codes gets the three lines that hold them. A question that asks
     for a quantity (``wanted`` keys) gets the best unit that prints one, if close enough."""
     chosen = _greedy(scored, weights, limit, wanted, unprinted)
-    held = [u for u in chosen if quantity_keys(u.text) & set(wanted)]
+    held = [u for u in chosen if gives_quantity(u.text, wanted)]
     if wanted and not held:
         best = scored[0].score
-        extra = next(
-            (u for u in scored[1 : limit * 6] if quantity_keys(u.text) & set(wanted)), None
-        )
+        extra = next((u for u in scored[1 : limit * 6] if gives_quantity(u.text, wanted)), None)
         if extra is not None and extra.score >= 0.5 * best:
             chosen = [*chosen[: limit - 1], extra]
     return chosen
@@ -596,7 +600,7 @@ def _score(
         ident = sum(1 for i in result.query.identifiers if i.lower().replace(" ", "") in flat)
         cos = float(np.clip(chunk_cos.get(unit.chunk_id, 0.0), 0, 1))
         score = coverage + 0.6 * cos + 0.15 * ident - 0.05 * unit.rank
-        if wanted and quantity_keys(unit.text) & wanted:
+        if wanted and gives_quantity(unit.text, wanted):
             score += 0.3
         elif wants_value and _VALUE.search(unit.text):
             score += 0.1

@@ -63,7 +63,7 @@ from app.retrieval.regions import (
     select_regions,
 )
 from app.retrieval.terms import OcrVocabulary, expansions, word_stems
-from app.retrieval.units import VAGUE_BESIDE, quantity_keys, use_cache_folder
+from app.retrieval.units import VAGUE_BESIDE, gives_quantity, quantity_keys, use_cache_folder
 from app.retrieval.vectors import Hit, VectorIndex
 
 _T = TypeVar("_T")
@@ -672,7 +672,7 @@ def _quantity_match(query: QueryAnalysis, lines: Sequence[str]) -> float:
     if not query.quantities:
         return 0.0
     wanted = set(query.quantities)
-    return 1.0 if any(quantity_keys(text) & wanted for text in lines) else -1.0
+    return 1.0 if any(gives_quantity(text, wanted) for text in lines) else -1.0
 
 
 def _identifier_share(query: QueryAnalysis, lines: Sequence[str]) -> float:

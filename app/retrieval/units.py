@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -224,6 +224,26 @@ def printed_values(text: str) -> Iterator[tuple[re.Match[str], str]]:
         key = unit_key(unit)
         if key is not None:
             yield match, key
+
+
+# A label, then a cell's or a field's separator, then a number: "Baud Rate | 38400".
+_LABELLED = re.compile(r"([A-Za-z][A-Za-z /()-]{2,40}?)\s*[|:=]\s*[-+±]?\d")
+_NAME_WORD = re.compile(r"[A-Za-z]{3,}")
+
+
+def gives_quantity(text: str, wanted: Collection[str]) -> bool:
+    """Whether a text gives a value of one of the ``wanted`` quantities: with its unit
+    ("38400 bps"), or as a bare number labelled with the quantity's name ("Baud Rate |
+    38400", "Torque: 12": a table row read with its column headings)."""
+    if not wanted:
+        return False
+    if quantity_keys(text) & set(wanted):
+        return True
+    return any(
+        asked_key(word) in wanted
+        for label in _LABELLED.finditer(text)
+        for word in _NAME_WORD.findall(label.group(1))
+    )
 
 
 @lru_cache(maxsize=50_000)

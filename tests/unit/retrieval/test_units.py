@@ -7,6 +7,7 @@ import pytest
 from app.retrieval.query import analyse, asked_parts
 from app.retrieval.units import (
     asked_key,
+    gives_quantity,
     is_unit_name,
     quantity_keys,
     unit_key,
@@ -167,3 +168,16 @@ def test_unit_names_are_words_but_symbols_and_prefixed_parses_are_not() -> None:
     assert not is_unit_name("pin")  # pico-inch, not a connector pin
     assert asked_key("bus") is None and asked_key("pins") is None
     assert asked_key("psi") == key("30 psi")
+
+
+def test_a_bare_number_labelled_with_the_quantity_s_name_gives_its_value() -> None:
+    baud, torque = asked_key("baud"), asked_key("torque")
+    assert gives_quantity("Baud Rate | 38400", {baud})
+    assert gives_quantity("Max Torque = 1.2", {torque})
+    assert gives_quantity("38400 bps", {baud})  # with its unit, as before
+    # The name alone, or with a number that is not its value, gives none.
+    assert not gives_quantity("RF frequency 868", {baud})
+    assert not gives_quantity("5.1. Fault Event The panel detects radio frequency jamming", {baud})
+    assert not gives_quantity("Baud Rate | see table 3", {baud})
+    assert not gives_quantity("Torque: 12", {baud})
+    assert not gives_quantity("Baud Rate | 38400", set())
