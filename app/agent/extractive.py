@@ -264,8 +264,10 @@ def _cover_parts(
     """A question that asks for two things ("what fuse rating and what cable size") gets a
     quote for each: a part's key is its rarest word that some candidate quote prints, and
     the best candidate that prints it is quoted, in place of the weakest quote when there
-    are enough. Only a quote's own text counts: a heading names a topic ("Power Cable And
-    Signal Wire Connection"), not the value asked for."""
+    are enough. A question that asks for one thing gets such a quote only when none of
+    the chosen quotes prints a value beside its key. Only a quote's own text counts: a
+    heading names a topic ("Power Cable And Signal Wire Connection"), not the value asked
+    for."""
     if not parts or not scored:
         return chosen
     pool = [u for u in scored[: limit * 8] if u.score >= PART_SCORE * scored[0].score]

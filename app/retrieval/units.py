@@ -226,8 +226,10 @@ def printed_values(text: str) -> Iterator[tuple[re.Match[str], str]]:
             yield match, key
 
 
-# A label, then a cell's or a field's separator, then a number: "Baud Rate | 38400".
-_LABELLED = re.compile(r"([A-Za-z][A-Za-z /()-]{2,40}?)\s*[|:=]\s*[-+±]?\d")
+# A label, then a cell's or a field's separator, then a number: "Baud Rate | 38400". The
+# separator and number are found first (most lines have none), then the label before them.
+_VALUE_AFTER = re.compile(r"\s*[|:=]\s*[-+±]?\d")
+_LABEL_BEFORE = re.compile(r"[A-Za-z][A-Za-z /()-]{2,40}$")
 _NAME_WORD = re.compile(r"[A-Za-z]{3,}")
 
 
@@ -239,11 +241,11 @@ def gives_quantity(text: str, wanted: Collection[str]) -> bool:
         return False
     if quantity_keys(text) & set(wanted):
         return True
-    return any(
-        asked_key(word) in wanted
-        for label in _LABELLED.finditer(text)
-        for word in _NAME_WORD.findall(label.group(1))
-    )
+    for value in _VALUE_AFTER.finditer(text):
+        label = _LABEL_BEFORE.search(text, max(0, value.start() - 41), value.start())
+        if label and any(asked_key(w) in wanted for w in _NAME_WORD.findall(label.group())):
+            return True
+    return False
 
 
 @lru_cache(maxsize=50_000)
