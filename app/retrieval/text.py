@@ -167,8 +167,12 @@ class TextSearch:
         t0 = time.perf_counter()
         self._refresh()
         # The question's embedding and nearest chunks need nothing of its analysis: they
-        # run beside it, and beside the full-text queries, in a thread of their own.
-        nearest = self._in_thread(self._dense, text, self.vectors.searcher(), timings)
+        # run beside it, and beside the full-text queries, in a thread of their own. A
+        # small library's vector search runs on the store's connection, which the
+        # full-text queries use meanwhile: it waits for the embedding, on this thread.
+        knn = self.vectors.searcher()
+        beside = self.vectors.detached()
+        nearest = self._in_thread(self._dense, text, knn if beside else None, timings)
         docs = {d.id: d for d in self._documents}
         query = analyse(text, list(docs.values()), self.product_names(list(docs.values())))
         allowed = set(documents) if documents else None
@@ -208,6 +212,8 @@ class TextSearch:
         }
         timings["bm25"] = time.perf_counter() - t3 - asking
         qvec, dense = nearest()
+        if dense is None:
+            dense = self._knn(knn, qvec, timings)
 
         t4 = time.perf_counter()
         ids = list(dict.fromkeys([c for c, _ in dense] + lexical + idents))
@@ -444,16 +450,27 @@ class TextSearch:
         return sorted(counts, key=lambda c: -counts[c])[: self.candidates]
 
     def _dense(
-        self, text: str, knn: Callable[[np.ndarray, int], list[Hit]], timings: dict[str, float]
-    ) -> tuple[np.ndarray, list[Hit]]:
-        """The question's embedding and its ``candidates`` nearest chunks."""
+        self,
+        text: str,
+        knn: Callable[[np.ndarray, int], list[Hit]] | None,
+        timings: dict[str, float],
+    ) -> tuple[np.ndarray, list[Hit] | None]:
+        """The question's embedding and, given ``knn``, its ``candidates`` nearest chunks."""
         t1 = time.perf_counter()
         qvec = self.embedder.embed([text])[0]
         timings["embed"] = time.perf_counter() - t1
+        return qvec, None if knn is None else self._knn(knn, qvec, timings)
+
+    def _knn(
+        self,
+        knn: Callable[[np.ndarray, int], list[Hit]],
+        qvec: np.ndarray,
+        timings: dict[str, float],
+    ) -> list[Hit]:
         t2 = time.perf_counter()
         dense = knn(qvec, self.candidates)
         timings["knn"] = time.perf_counter() - t2
-        return qvec, dense
+        return dense
 
     def _in_thread(self, fn: Callable[..., _T], *args: Any) -> Callable[[], _T]:
         """Run ``fn(*args)`` in a thread of the search's own while this thread goes on;

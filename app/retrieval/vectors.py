@@ -128,19 +128,30 @@ class VectorIndex:
 
     def searcher(self, exact: bool | None = None) -> Callable[[np.ndarray, int], list[Hit]]:
         """``knn`` as of now. What it needs of the database is read here, on the calling
-        thread: above ``BINARY_THRESHOLD`` chunks the function returned touches no
-        connection, so another thread can run it while this one queries the database
-        (a connection serves one statement at a time)."""
+        thread: when ``detached``, the function returned touches no connection, so
+        another thread can run it while this one queries the database."""
         if self.store.vector_dim() is None:
             return lambda query, k: []
-        if exact is None:
-            exact = _chunk_count(self.store) < BINARY_THRESHOLD
-        search = partial(exact_knn, self.store) if exact else snapshot(self.store).search
+        search: Callable[[np.ndarray, int], list[Hit]]
+        if self._exact(exact):
+            search = partial(exact_knn, self.store)
+        else:
+            search = snapshot(self.store).search
 
         def knn(query: np.ndarray, k: int) -> list[Hit]:
             return search(np.ascontiguousarray(query, dtype=np.float32), k) if k > 0 else []
 
         return knn
+
+    def detached(self, exact: bool | None = None) -> bool:
+        """Whether ``searcher(exact)`` gives a function that touches no connection (the
+        in-memory snapshot, above ``BINARY_THRESHOLD`` chunks). sqlite-vec's exact scan
+        runs on the store's connection, which serves one thread at a time: apsw refuses
+        a statement while another thread's runs on it."""
+        return self.store.vector_dim() is None or not self._exact(exact)
+
+    def _exact(self, exact: bool | None) -> bool:
+        return _chunk_count(self.store) < BINARY_THRESHOLD if exact is None else exact
 
     def get(self, ids: Sequence[int]) -> dict[int, np.ndarray]:
         """The exact float32 vectors of some chunks (missing ids are left out)."""
