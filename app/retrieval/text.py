@@ -120,12 +120,14 @@ class TextSearch:
     takes 25 ms at p50 re-scoring 10 pages and 34 re-scoring 20
     (``bench/search_latency.py --keep DIR --no-minilm --depths 20``, one run).
 
-    The question's embedding and vector search run in a thread beside its analysis and
-    BM25: at 100k chunks, p50 36 ms against 38 with the vector search in line (three
-    runs each, before BM25 moved into memory). A large library's BM25 is scored in memory
-    (``lexical``); a small one's by FTS5, whole pages on a second connection beside chunks
-    (chunks on a third connection and thread slowed the other two more than it saved, on
-    two cores).
+    The question's embedding runs in a thread beside its analysis and BM25, and so does
+    the vector search of a library large enough to keep its vectors in memory: at 100k
+    chunks, p50 36 ms against 38 with the vector search in line (three runs each, before
+    BM25 moved into memory). A smaller library's vector search runs on the store's
+    connection, so it follows the embedding on this thread (``VectorIndex.detached``).
+    A large library's BM25 is scored in memory (``lexical``); a small one's by FTS5, whole
+    pages on a second connection beside chunks (chunks on a third connection and thread
+    slowed the other two more than it saved, on two cores).
     """
 
     def __init__(
