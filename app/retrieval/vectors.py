@@ -3,7 +3,7 @@
 Below ``BINARY_THRESHOLD`` chunks: sqlite-vec's exact float KNN over ``vec_chunks``.
 Above it: an in-memory snapshot of the vectors. A query ranks every chunk by the Hamming
 distance between the sign bits of *centred* vectors (48 bytes a chunk), then rescores the
-best ``max(CANDIDATES, OVERSAMPLE * k)`` exactly from float16 copies.
+best ``max(CANDIDATES, OVERSAMPLE * k)`` exactly from float32 copies.
 
 Measured with ``bench/search_latency.py`` (one run): 100,000 chunks x 384 dims, vectors
 shaped like all-MiniLM-L6-v2's on manuals, 200 queries near them, two CPUs shared with
@@ -29,10 +29,13 @@ in memory, rescoring 1,000 or more is cheap, which lifts it to 0.9995 for ~1 ms 
 margin kept for libraries less clustered than the bench's. numpy's ``@`` over everything
 is exact but reads 154 MB per query; with BLAS threads on a busy CPU it is slower still.
 
-The price: 0.8 kB of memory per chunk (82 MB at 100,000), and a load the first time a
-library is searched, then a reload of the documents that changed (0.65-0.9 s for all
-100,000). float16 moves a cosine by at most 5e-4 (Cauchy-Schwarz), ~1e-5 in practice;
-``get`` returns the exact float32 vectors. The threshold is 5,000, not 20,000: sqlite-vec's
+The price: 1.5 kB of memory per chunk (154 MB at 100,000), and a load the first time a
+library is searched, then a reload of the documents that changed (0.6-0.9 s for all
+100,000). The copies were float16 until November 2026 (half the memory), but numpy
+converts float16 to float32 at ~2 ns a value on these CPUs, 2.9 of the 5.2 ms a k=120
+query took. With float32 copies a k=120 query went from 5.5 to 2.7 ms p50 and a whole
+``TextSearch.search`` from 23.5 to 21.2 ms (one run of the bench before and after).
+``get`` returns the exact float32 vectors from the database. The threshold is 5,000, not 20,000: sqlite-vec's
 exact scan costs 0.6-0.9 ms of CPU per 1,000 chunks (at 20,000, ``--docs 10``, 51 ms wall
 against 1.6 ms here at recall 1.0), and up to ``CANDIDATES`` chunks this path is exact.
 """
@@ -71,7 +74,7 @@ class _Snapshot:
     documents: dict[int, tuple[object, ...]]  # id -> (sha256, first/last chunk id, chunks)
     ids: np.ndarray  # (n,) int64 chunk ids
     owners: np.ndarray  # (n,) int64 the document of each chunk
-    vectors: np.ndarray  # (n, dim) float16
+    vectors: np.ndarray  # (n, dim) float32
     centre: np.ndarray  # (dim,) float32: the mean vector the signs are taken around
     bits: np.ndarray  # (words, n) uint64: word w holds the signs of dimensions 64w..64w+63
 
@@ -85,7 +88,7 @@ class _Snapshot:
         else:
             rows = _nearest_by_hamming(self.bits, _signs(query[None, :], self.centre)[:, 0], wanted)
         # einsum, not @: BLAS's threads spin when the CPU is busy (10-40 ms instead of 1).
-        scores = np.einsum("ij,j->i", self.vectors[rows].astype(np.float32), query)
+        scores = np.einsum("ij,j->i", self.vectors[rows], query)
         top = np.argsort(-scores)[:k] if k >= len(rows) else _top(scores, k)
         return [(int(self.ids[rows[i]]), float(scores[i])) for i in top]
 
@@ -210,19 +213,19 @@ def _refresh(db: apsw.Connection, old: _Snapshot | None, key: tuple[int, int, in
         if rows:
             ids.append(np.array([r[0] for r in rows], np.int64))
             owners.append(np.full(len(rows), doc_id, np.int64))
-            vectors.append(_half([r[1] for r in rows]))
+            vectors.append(_matrix([r[1] for r in rows]))
     filled = [v for v in vectors if len(v)]
     matrix = np.concatenate(filled) if filled else None
     return _build(key, documents, np.concatenate(ids), np.concatenate(owners), matrix)
 
 
-def _half(blobs: list[bytes]) -> np.ndarray:
-    """float32 blobs as one float16 matrix, converted a batch at a time (peak memory)."""
-    parts = [
-        np.frombuffer(b"".join(blobs[i : i + _BATCH]), np.float32).astype(np.float16)
-        for i in range(0, len(blobs), _BATCH)
-    ]
-    return np.concatenate(parts).reshape(len(blobs), -1)
+def _matrix(blobs: list[bytes]) -> np.ndarray:
+    """float32 blobs as one matrix, copied a batch at a time (peak memory)."""
+    out = np.empty((len(blobs), len(blobs[0]) // 4), np.float32)
+    for i in range(0, len(blobs), _BATCH):
+        part = blobs[i : i + _BATCH]
+        out[i : i + len(part)] = np.frombuffer(b"".join(part), np.float32).reshape(len(part), -1)
+    return out
 
 
 def _build(
@@ -233,7 +236,7 @@ def _build(
     vectors: np.ndarray | None,
 ) -> _Snapshot:
     if vectors is None or not len(ids):
-        nothing = np.zeros((0, 0), np.float16)
+        nothing = np.zeros((0, 0), np.float32)
         centre, bits = np.zeros(0, np.float32), np.zeros((0, 0), np.uint64)
         return _Snapshot(key, documents, ids, owners, nothing, centre, bits)
     centre = vectors.mean(axis=0, dtype=np.float32)
