@@ -35,9 +35,10 @@ library is searched, then a reload of the documents that changed (0.6-0.9 s for 
 converts float16 to float32 at ~2 ns a value on these CPUs, 2.9 of the 5.2 ms a k=120
 query took. With float32 copies a k=120 query went from 5.5 to 2.7 ms p50 and a whole
 ``TextSearch.search`` from 23.5 to 21.2 ms (one run of the bench before and after).
-``get`` returns the exact float32 vectors from the database. The threshold is 5,000, not 20,000: sqlite-vec's
-exact scan costs 0.6-0.9 ms of CPU per 1,000 chunks (at 20,000, ``--docs 10``, 51 ms wall
-against 1.6 ms here at recall 1.0), and up to ``CANDIDATES`` chunks this path is exact.
+``get`` returns the exact float32 vectors from the database. The threshold is 5,000, not
+20,000: sqlite-vec's exact scan costs 0.6-0.9 ms of CPU per 1,000 chunks (at 20,000,
+``--docs 10``, 51 ms wall against 1.6 ms here at recall 1.0), and up to ``CANDIDATES``
+chunks this path is exact.
 """
 
 from __future__ import annotations
