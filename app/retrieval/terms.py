@@ -149,11 +149,12 @@ class TermFilter:
     """A quick test that a line may hold one of some stems, before it is tokenised.
 
     A Porter stem differs from its word at most in its last letter ("wiring" -> "wire",
-    "battery" -> "batteri"), so a line holding a stem holds the stem less that letter as a
-    substring (with spaces removed, also across a split word); stems of one or two letters
-    or digits must stand alone, or every line would pass. Lines
-    that fail cannot match, so the exact test (``line_stems``) runs only on those that
-    pass.
+    "battery" -> "batteri", "dry" -> "dri"), so a line holding a stem holds the stem less
+    that letter as a substring (with spaces removed, also across a split word); a stem of
+    three letters is looked for whole unless it ends in "e" or "i". A two-letter stem must
+    start a word ("us" is the stem of "used"), and single letters and numbers of one or two
+    digits stand alone, or every line would pass. Lines that fail cannot match, so the
+    exact test (``line_stems``) runs only on those that pass.
     """
 
     def __init__(self, keys: Iterable[str]) -> None:
@@ -161,19 +162,23 @@ class TermFilter:
         # A quantity key is held by a line that prints a number.
         self._numbers = any(k.startswith("⟨") for k in keys)
         keys = {k for k in keys if not k.startswith("⟨")}
-        # Short words must stand alone; symbols ("°c", "ω") are tokens of their own anyway.
+        # Symbols ("°c", "ω") are tokens of their own.
         short = sorted((k for k in keys if len(k) < 3 and k.isalnum()), key=len, reverse=True)
+        letters = [k for k in short if k.isalpha() and len(k) == 2]
+        alone = [k for k in short if k not in letters]
         long = sorted(
-            {k[:-1] if len(k) > 3 and k.isalpha() else k for k in keys - set(short)},
+            {
+                k[:-1] if k.isalpha() and (len(k) > 3 or k[-1] in "ei") else k
+                for k in keys - set(short)
+            },
             key=len,
             reverse=True,
         )
         self._long = re.compile("|".join(map(re.escape, long))) if long else None
-        self._short = (
-            re.compile(r"(?<![a-z0-9])(?:" + "|".join(map(re.escape, short)) + r")(?![a-z0-9])")
-            if short
-            else None
-        )
+        # A word's letters may follow digits ("LIST1", "1ines": ``query.part_stems``).
+        parts = [r"(?<![a-z0-9])" + re.escape(k) + "(?![a-z0-9])" for k in alone]
+        parts += [r"(?<![a-z])" + re.escape(k) for k in letters]
+        self._short = re.compile("|".join(parts)) if parts else None
 
     def may_hold(self, text: str) -> bool:
         low = text.lower()
