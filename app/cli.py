@@ -128,6 +128,7 @@ def run(argv: list[str]) -> int:
 
 def cmd_import(args: argparse.Namespace, settings: Any) -> int:
     from app.library.importer import Importer, ImportProgress, ImportResult, expand_paths
+    from app.retrieval import line_index
 
     if not expand_paths(args.paths):
         print("error: no PDF files found in " + ", ".join(map(str, args.paths)), file=sys.stderr)
@@ -146,6 +147,10 @@ def cmd_import(args: argparse.Namespace, settings: Any) -> int:
             progress.clear()
             failed += event.status == "failed"
             print_result(event)
+    # Each new line's terms, read once for every later search (``line_index``).
+    for event in line_index.fill_progress(library.store):
+        progress.show(event)
+    progress.clear()
     library.close()
     return 1 if failed else 0
 

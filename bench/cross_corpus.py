@@ -83,6 +83,7 @@ def open_library(corpus: Path, cache: Path | None) -> tuple[Any, Any]:
     from app.config import load_settings
     from app.library.importer import Importer
     from app.library.library import Library
+    from app.retrieval import line_index
 
     folder = (
         cache / corpus.resolve().name
@@ -96,6 +97,7 @@ def open_library(corpus: Path, cache: Path | None) -> tuple[Any, Any]:
         status = getattr(event, "status", None)
         if status is not None:
             print(f"  {Path(event.path).name}: {status} {event.reason}".rstrip(), file=sys.stderr)
+    line_index.fill_all(library.store)  # as the app does after an import
     print(f"  library ready in {time.perf_counter() - started:.0f} s: {folder}", file=sys.stderr)
     return library, settings
 

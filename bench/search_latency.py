@@ -37,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.library.models import ChunkDraft, TextLine
 from app.library.store import DB_NAME, NewDocument, PageRecord, Store
+from app.retrieval import line_index
 from app.retrieval import vectors as vectors_module
 from app.retrieval.text import TextSearch
 from app.retrieval.vectors import VectorIndex
@@ -387,6 +388,10 @@ def run(args: argparse.Namespace) -> None:
         print(f"database: {size / 1e6:.0f} MB ({size / n_chunks / 1e3:.1f} kB per chunk)")
         store = Store.open(folder)
         try:
+            # What the app does after an import: each line's terms, read once and stored.
+            indexed, seconds = line_index.fill_all(store)
+            if indexed:
+                print(f"line terms: {indexed:,} chunks indexed in {seconds:.1f} s")
             measure(store, synth, args)
         finally:
             store.close()

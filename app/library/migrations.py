@@ -257,6 +257,26 @@ def m009_decision_records(db: apsw.Connection) -> None:
     )
 
 
+def m010_line_terms(db: apsw.Connection) -> None:
+    # What the search needs to know of each line of a chunk (its word stems, the values
+    # it prints), derived once rather than at every search that re-ranks its page. The
+    # retrieval layer writes and reads it (``app/retrieval/line_index.py``); ``version``
+    # says which reading of lines wrote a row, so a row an older reading wrote is
+    # ignored and written again.
+    db.execute(
+        """
+        CREATE TABLE line_terms (
+            chunk_id INTEGER PRIMARY KEY,
+            version INTEGER NOT NULL,
+            terms TEXT NOT NULL
+        );
+        CREATE TRIGGER chunks_terms_ad AFTER DELETE ON chunks BEGIN
+            DELETE FROM line_terms WHERE chunk_id = old.id;
+        END;
+        """
+    )
+
+
 MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     m001_initial,
     m002_vectors,
@@ -267,6 +287,7 @@ MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     m007_revisions,
     m008_watched_folders,
     m009_decision_records,
+    m010_line_terms,
 ]
 
 

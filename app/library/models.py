@@ -166,3 +166,6 @@ class StoredChunk:
     heading: str
     kind: str
     lines: tuple[TextLine, ...]
+    # What the retrieval layer stored of its lines' terms (``line_terms``), when asked
+    # for and present; opaque here (``app/retrieval/line_index.py``).
+    terms: str | None = None

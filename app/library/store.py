@@ -497,24 +497,64 @@ class Store:
         return self.pages_chunks([(doc_id, page)])[(doc_id, page)]
 
     def pages_chunks(
-        self, keys: Sequence[tuple[int, int]]
+        self, keys: Sequence[tuple[int, int]], terms_version: int | None = None
     ) -> dict[tuple[int, int], list[StoredChunk]]:
         """The chunks of several (document id, page) pages in one query, each page's in
         reading order (``page_chunks`` for many pages: a search re-ranks 30 at a time, and
-        one statement costs a fifth of thirty); a page without chunks maps to []."""
+        one statement costs a fifth of thirty); a page without chunks maps to []. With
+        ``terms_version``, each chunk carries its stored line terms of that version."""
         out: dict[tuple[int, int], list[StoredChunk]] = {key: [] for key in keys}
         if not keys:
             return out
         marks = ",".join("(?,?)" for _ in out)
+        terms = "t.terms" if terms_version is not None else "NULL"
         rows = self.db.execute(
-            "SELECT id, document_id, page, text, heading, kind, lines FROM chunks"
-            f" WHERE (document_id, page) IN (VALUES {marks}) ORDER BY document_id, page, seq",
-            tuple(v for key in out for v in key),
+            f"SELECT c.id, c.document_id, c.page, c.text, c.heading, c.kind, c.lines, {terms}"
+            " FROM chunks c LEFT JOIN line_terms t ON t.chunk_id = c.id AND t.version = ?"
+            f" WHERE (c.document_id, c.page) IN (VALUES {marks})"
+            " ORDER BY c.document_id, c.page, c.seq",
+            (terms_version, *(v for key in out for v in key)),
         )
         for r in rows:
-            chunk = StoredChunk(r[0], r[1], r[2], r[3], r[4], r[5], lines_from_json(r[6]))
+            chunk = StoredChunk(r[0], r[1], r[2], r[3], r[4], r[5], lines_from_json(r[6]), r[7])
             out[(r[1], r[2])].append(chunk)
         return out
+
+    # ---- the retrieval layer's line terms (app/retrieval/line_index.py) ---------------
+    def count_without_terms(self, version: int) -> int:
+        """Chunks with no stored line terms of ``version``."""
+        row = self.db.execute(
+            "SELECT COUNT(*) FROM chunks c WHERE NOT EXISTS"
+            " (SELECT 1 FROM line_terms t WHERE t.chunk_id = c.id AND t.version = ?)",
+            (version,),
+        ).fetchone()
+        return int(row[0]) if row else 0
+
+    def chunks_without_terms(self, version: int, after: int, limit: int) -> list[tuple[int, str]]:
+        """(id, lines JSON) of up to ``limit`` chunks after id ``after`` with no stored
+        line terms of ``version``, by id."""
+        return [
+            (r[0], r[1])
+            for r in self.db.execute(
+                "SELECT c.id, c.lines FROM chunks c WHERE c.id > ? AND NOT EXISTS"
+                " (SELECT 1 FROM line_terms t WHERE t.chunk_id = c.id AND t.version = ?)"
+                " ORDER BY c.id LIMIT ?",
+                (after, version, limit),
+            )
+        ]
+
+    def put_line_terms(self, rows: Sequence[tuple[int, str, str]], version: int) -> None:
+        """Store (chunk id, its lines JSON as read, its terms) rows in one transaction. A
+        row is written only while the chunk still holds those lines: one removed since it
+        was read (its id perhaps given to a new chunk) is skipped."""
+        with self.transaction() as db:
+            for chunk_id, lines, terms in rows:
+                db.execute(
+                    "INSERT OR REPLACE INTO line_terms(chunk_id, version, terms)"
+                    " SELECT ?, ?, ? WHERE EXISTS"
+                    " (SELECT 1 FROM chunks WHERE id = ? AND lines = ?)",
+                    (chunk_id, version, terms, chunk_id, lines),
+                )
 
     def page_texts(self, doc_id: int) -> list[str]:
         """Every page's text of a document, in page order."""

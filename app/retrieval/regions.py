@@ -15,6 +15,7 @@ from functools import lru_cache
 
 from app.library.models import Box, TextLine, union_box
 from app.library.symbols import searchable_text
+from app.retrieval.line_index import decode_line
 from app.retrieval.query import alias_map, stem
 from app.retrieval.terms import joined_stems, line_stems, term_filter, token_stems, word_stems
 
@@ -51,10 +52,19 @@ class LineTerms:
     a search asks it of the same lines for a page's coverage and for its regions.
 
     ``wanted`` are the stems of all the question's terms; a caller weighing fewer of them
-    intersects. Lines that cannot hold one (``TermFilter``) are not tokenised."""
+    intersects. ``records`` maps a line's text to the terms the library stored for it
+    (``line_index``; a search fills it as it reads pages): those lines are not
+    tokenised. Of the others, lines that cannot hold a wanted stem (``TermFilter``) are
+    not tokenised either."""
 
-    def __init__(self, wanted: Iterable[str], aliases: Mapping[str, str] | None) -> None:
+    def __init__(
+        self,
+        wanted: Iterable[str],
+        aliases: Mapping[str, str] | None,
+        records: Mapping[str, str] | None = None,
+    ) -> None:
         self.wanted = frozenset(wanted)
+        self.records = records if records is not None else {}
         self.aliases = {a: t for a, t in (aliases or {}).items() if t in self.wanted}
         self.quick = term_filter(self.wanted | set(self.aliases))
         # A line's quantity keys are read only when a question term is one (an alias's).
@@ -69,8 +79,12 @@ class LineTerms:
         key = (text, scanned, glyphs)
         found = self._seen.get(key)
         if found is None:
-            if glyphs:
-                stems: frozenset[str] = _glyph_stems(text, scanned)
+            record = self.records.get(text)
+            stored = None if record is None else decode_line(record, scanned, glyphs)
+            if stored is not None:
+                stems: frozenset[str] = stored
+            elif glyphs:
+                stems = _glyph_stems(text, scanned)
             elif self.quick.may_hold(text):
                 if self.quantities:
                     stems = (line_stems if scanned else token_stems)(text)

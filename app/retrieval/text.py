@@ -39,6 +39,7 @@ from app.library.text_queries import (
     page_term_documents,
 )
 from app.library.vector_rows import database_version
+from app.retrieval import line_index
 from app.retrieval.fusion import RRF_K, reciprocal_rank
 from app.retrieval.lexical import CHUNKS, PAGES, LexicalIndex
 from app.retrieval.query import (
@@ -166,6 +167,7 @@ class TextSearch:
         """The ``k`` best pages for a question, optionally within some documents."""
         timings: dict[str, float] = {}
         self._pages_seen, self._lines_seen, self._vectors_seen = {}, {}, {}
+        self._line_records: dict[str, str] = {}  # a read line's stored terms, by its text
         t0 = time.perf_counter()
         self._refresh()
         # The question's embedding and nearest chunks need nothing of its analysis: they
@@ -230,7 +232,8 @@ class TextSearch:
         fused = reciprocal_rank([dense_ids, lexical, idents], [1.0, 1.0, 0.5])
         pages = self._rank_pages(query, docs, chunks, fused, page_lex)
         evidence_idf = _without_product_terms(idf, query, docs)
-        terms = LineTerms({stem(t) for t in idf}, aliases)  # what each line holds, read once
+        # What each line holds, read once (from the library's stored terms, where read).
+        terms = LineTerms({stem(t) for t in idf}, aliases, self._line_records)
         lists = CandidateLists(
             page_lex, _page_ranks(lexical, chunks), _page_ranks(dense_ids, chunks)
         )
@@ -316,7 +319,7 @@ class TextSearch:
         """A page's chunks, read once per search (re-rank and hits both need them)."""
         key = (doc_id, page)
         if key not in self._pages_seen:
-            self._pages_seen[key] = self.store.page_chunks(doc_id, page)
+            self._pages_seen[key] = self.store.pages_chunks([key], line_index.VERSION)[key]
         return self._pages_seen[key]
 
     def _page_lines(self, doc_id: int, page: int) -> list[TextLine]:
@@ -324,14 +327,21 @@ class TextSearch:
         when it has no chunk with lines)."""
         key = (doc_id, page)
         if key not in self._lines_seen:
-            lines = [ln for c in self._page_chunks(doc_id, page) for ln in c.lines]
+            chunks = self._page_chunks(doc_id, page)
+            for chunk in chunks:
+                if chunk.terms is not None:
+                    records = line_index.split_record(chunk.terms, len(chunk.lines)) or ()
+                    for line, record in zip(chunk.lines, records, strict=False):
+                        self._line_records[line.text] = record
+            lines = [ln for c in chunks for ln in c.lines]
             self._lines_seen[key] = _dedupe(lines) or list(self.store.page_lines(doc_id, page))
         return self._lines_seen[key]
 
     def _read_pages(self, keys: Sequence[tuple[int, int]]) -> None:
-        """Read the chunks of the pages not yet read this search, in one query."""
+        """Read the chunks of the pages not yet read this search, with their lines' stored
+        terms, in one query."""
         missing = [key for key in keys if key not in self._pages_seen]
-        self._pages_seen.update(self.store.pages_chunks(missing))
+        self._pages_seen.update(self.store.pages_chunks(missing, line_index.VERSION))
 
     def asked_quantities(self, query: QueryAnalysis, idf: dict[str, float]) -> tuple[str, ...]:
         """The quantities a question asks for: those its words name (the unit registry:

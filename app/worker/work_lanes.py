@@ -6,6 +6,7 @@ images have theirs so clicking a citation never waits behind an answer.
 
 from __future__ import annotations
 
+import logging
 import shutil
 import threading
 import time
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+import apsw
 import pymupdf
 
 from app.library.importer import Importer, ImportProgress, ImportResult, expand_paths
@@ -33,6 +35,8 @@ from app.worker.messages import (
     ThumbnailsRequest,
 )
 from app.worker.watch_lane import WatchService
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(slots=True)
@@ -102,6 +106,8 @@ class ImportLane(Lane):
                 self._pack(job)
             elif isinstance(job, WatchRequest):
                 self.watching.handle(job, cancel)
+            if not isinstance(job, RemoveRequest):
+                self._index_lines(cancel)
         finally:
             self.cancels.remove(cancel)
 
@@ -182,6 +188,20 @@ class ImportLane(Lane):
             self._import([copy], cancel)
         finally:
             shutil.rmtree(copy.parent, ignore_errors=True)
+
+    def _index_lines(self, cancel: threading.Event) -> None:
+        """Store the terms of the lines of chunks that have none: the manuals just
+        imported, or every chunk of a library from before (``line_index``; the first job,
+        at start, catches up). Searches read the lines of chunks without them."""
+        from app.retrieval import line_index
+
+        assert self.library is not None
+        try:
+            for event in line_index.fill_progress(self.library.store, cancel):
+                if self.throttle.wanted(event):
+                    self.send(ImportEvent(event))
+        except (apsw.Error, OSError) as exc:  # a read-only library: searches read lines
+            log.warning("line terms not stored: %s", exc)
 
     def _changed(self) -> None:
         assert self.library is not None

@@ -1,0 +1,167 @@
+"""The terms of each line, stored once after import, read by searches instead of
+tokenising (``app/retrieval/line_index.py``)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from app.config import Settings
+from app.library.embedding import HashingEmbedder
+from app.library.importer import Importer, import_blocking
+from app.library.library import Library
+from app.library.models import ChunkDraft, TextLine
+from app.library.store import NewDocument, PageRecord, Store, lines_to_json
+from app.library.symbols import searchable_text
+from app.retrieval import line_index
+from app.retrieval.regions import LineTerms
+from app.retrieval.terms import line_stems
+from app.retrieval.text import TextSearch
+
+# Lines of the kinds manuals print: values with units, table rows, codes, joined and
+# split words, a scan's misreadings, glyphs and symbols beyond ASCII.
+LINES = [
+    "Supply 13.8 V DC, 2.5 A max",
+    "Baud Rate | 38400",
+    "Temperature -10 °C to 55 °C",
+    "Power/Volume 3.Blue LIST1",
+    "out puts",
+    "Using the keys: press ✱ then # to confirm",
+    "Tighten to 1.2 N·m (10.6 lbf·in)",
+    "Fuse F1: T3.15A 250V",
+    "LED 2 flashes green twice",
+    "Parameter P0-05 | Rated current | 0.1–999.9 A",
+    "Zone 1 ........ 12",
+    "Wiring the outputs",
+    "1KΩ resistor, 60 Hz, 5 kWh per day, 200 L/min",
+    "Conputer faiiure",
+    "",
+]
+# The digest of LINES' records under this reading of lines (line_index.READING) and the
+# pinned PyStemmer and pint.
+DIGEST = "869e3977908f68ac33ff04253bb5ce67b3aa835cb9696baf6bb5fc1025f9e544"
+
+
+def test_the_reading_of_lines_changes_only_with_its_version() -> None:
+    records = "\n".join(line_index.line_record(text) for text in LINES)
+    digest = hashlib.sha256(records.encode()).hexdigest()
+    assert digest == DIGEST, (
+        "the stored terms of lines changed (tokenising, stemming or reading values):"
+        " raise app/retrieval/line_index.py READING, so that libraries store them again,"
+        f" and set DIGEST to {digest}"
+    )
+
+
+@pytest.mark.parametrize("text", LINES)
+def test_a_stored_line_reads_as_the_line_itself(text: str) -> None:
+    wanted = line_stems(text) | line_stems(searchable_text(text))
+    record = line_index.line_record(text)
+    for scanned in (False, True):
+        for glyphs in (False, True):
+            computed = LineTerms(wanted, {}).of(text, scanned, glyphs)
+            stored = LineTerms(wanted, {}, {text: record}).of(text, scanned, glyphs)
+            assert stored == computed, (scanned, glyphs)
+
+
+def test_a_record_of_other_lines_is_not_read() -> None:
+    assert line_index.split_record("a\x1eb", 3) is None
+    assert line_index.split_record("", 0) == []
+
+
+def _document(embedder: HashingEmbedder, sha: str, texts: list[str]) -> NewDocument:
+    lines = [TextLine(t, (72.0, 100.0 + 14 * i, 400.0, 112.0 + 14 * i), 10.0, False)
+             for i, t in enumerate(texts)]  # fmt: skip
+    text = "\n".join(texts)
+    chunk = ChunkDraft(page=1, text=text, lines=tuple(lines), heading="1. Wiring")
+    page = PageRecord(1, 595.0, 842.0, text, text, False, lines)
+    return NewDocument(
+        sha * 64, f"{sha}.pdf", sha, "", [page], [chunk], [text], embedder.embed([text])
+    )
+
+
+def _stored(store: Store) -> dict[int, tuple[int, str]]:
+    rows = store.db.execute("SELECT chunk_id, version, terms FROM line_terms")
+    return {r[0]: (r[1], r[2]) for r in rows}
+
+
+def test_fill_stores_each_chunk_once_and_again_after_a_new_version(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    embedder = HashingEmbedder()
+    store.add_document(_document(embedder, "a", ["Fuse F1: T3.15A", "Battery 12 V 7 Ah"]))
+    store.add_document(_document(embedder, "b", ["Baud Rate | 38400"]))
+    assert line_index.missing(store) == 2
+
+    assert list(line_index.fill(store)) == [(2, 2)]
+    stored = _stored(store)
+    assert len(stored) == 2 and line_index.missing(store) == 0
+    first = min(stored)
+    assert stored[first][1].split("\x1e")[1] == line_index.line_record("Battery 12 V 7 Ah")
+    assert list(line_index.fill(store)) == []  # nothing left to do
+
+    monkeypatch.setattr(line_index, "VERSION", line_index.VERSION + 1)
+    assert line_index.missing(store) == 2  # an older reading's rows count as none
+    monkeypatch.setattr(line_index, "BATCH", 1)
+    assert list(line_index.fill(store)) == [(1, 2), (2, 2)]
+    assert {v for v, _ in _stored(store).values()} == {line_index.VERSION}
+
+
+def test_terms_of_a_removed_chunk_go_with_it_and_are_never_written_for_its_successor(
+    store: Store,
+) -> None:
+    embedder = HashingEmbedder()
+    doc = store.add_document(_document(embedder, "a", ["Fuse F1: T3.15A"]))
+    line_index.fill_all(store)
+    store.remove_document(doc)
+    assert _stored(store) == {}
+
+    # Terms read from a chunk that was removed meanwhile (its id handed to a new chunk
+    # with other lines) are not written.
+    store.add_document(_document(embedder, "b", ["Baud Rate | 38400"]))
+    (chunk_id,) = [r[0] for r in store.db.execute("SELECT id FROM chunks")]
+    old_lines = lines_to_json([TextLine("Fuse F1: T3.15A", (0.0, 0.0, 1.0, 1.0), 10.0, False)])
+    store.put_line_terms([(chunk_id, old_lines, "fuse")], line_index.VERSION)
+    assert _stored(store) == {}
+
+
+def test_a_search_reads_stored_terms_and_finds_what_it_finds_without_them(
+    tmp_library: Library, sample_manuals_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    embedder = HashingEmbedder()
+    importer = Importer(tmp_library, Settings(ocr_engine="none"), embedder, ocr=None)
+    import_blocking(importer, sorted(sample_manuals_dir.glob("*.pdf")))
+    questions = [
+        q["query"] for q in json.loads((sample_manuals_dir / "questions.json").read_text())
+    ]
+    store = tmp_library.store
+
+    def results() -> list[object]:
+        search = TextSearch(store, embedder)
+        out = []
+        for question in questions:
+            result = search.search(question)
+            out.append(
+                [
+                    (p.document_id, p.page, p.score, [r.text for r in p.regions])
+                    for p in result.pages
+                ]
+            )
+        return out
+
+    without = results()
+    written, _ = line_index.fill_all(store)
+    assert written > 0 and line_index.missing(store) == 0
+
+    read: list[str] = []
+    decode = line_index.decode_line
+
+    def counting(record: str, scanned: bool, glyphs: bool) -> frozenset[str] | None:
+        read.append(record)
+        return decode(record, scanned, glyphs)
+
+    monkeypatch.setattr("app.retrieval.regions.decode_line", counting)
+    assert results() == without
+    assert len(read) > 100  # the stored terms were what the searches read
