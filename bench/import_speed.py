@@ -41,6 +41,7 @@ from app.config import Settings  # noqa: E402
 from app.library.embedding import Embedder, make_embedder  # noqa: E402
 from app.library.importer import Importer, ImportProgress, ImportResult  # noqa: E402
 from app.library.library import Library  # noqa: E402
+from app.retrieval import line_index  # noqa: E402
 
 CORPUS = REPO.parent / "shared" / "corpus"
 PHASES = ("hashing", "reading text", "OCR", "embedding", "page images", "saving")
@@ -183,10 +184,13 @@ def part_one(args: argparse.Namespace, embedder: Embedder) -> None:
         runs = import_timed(Importer(library, settings, embedder=embedder), paths)
         if any(r.result is None or r.result.status != "imported" for r in runs):
             sys.exit("an import failed: no figures")
+        # The import lane's last step: each new line's terms, stored for the searches.
+        indexed, index_s = line_index.fill_all(library.store)
         raw = raw_steps(paths, library, embedder, settings.thumbnail_width)
         library.close()
     print_phase_table(runs)
-    total = sum(r.result.seconds for r in runs if r.result)
+    print(f"then indexing lines: {indexed} chunks in {index_s:.1f} s (part of the whole import)")
+    total = sum(r.result.seconds for r in runs if r.result) + index_s
     ocr = sum(r.phase_s.get("OCR", 0.0) for r in runs)
     pages = sum(r.result.pages for r in runs if r.result)
     print(f"\nRaw steps on the same pages, same run ({pages} pages):")

@@ -15,6 +15,7 @@ import pymupdf
 import pytest
 
 from app.library.library import Library
+from app.retrieval import line_index
 from tests.helpers import pdfs
 
 REPO = Path(__file__).resolve().parents[2]
@@ -75,6 +76,7 @@ def test_the_sample_manuals_import_from_their_folder(
         with pymupdf.open(pdf) as doc:
             assert f"imported {pdf.name}: {doc.page_count} pages" in done.stderr
     assert "reading text" in done.stderr and "embedding" in done.stderr  # progress shown
+    assert "indexing lines" in done.stderr  # each line's terms stored for the searches
     assert "Traceback" not in done.stderr
 
 
@@ -114,6 +116,7 @@ def test_the_sample_text_is_searchable_in_the_library(
         assert hits > 0
         assert library.store.embedder_name() == "all-MiniLM-L6-v2"
         assert library.store.check_integrity() == []
+        assert line_index.missing(library.store) == 0
     finally:
         library.close()
 
