@@ -492,6 +492,16 @@ class Store:
             for r in rows
         }
 
+    def chunk_places(self, ids: Sequence[int]) -> dict[int, tuple[int, int]]:
+        """(document id, page) of each of some chunks (missing ids are left out)."""
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        rows = self.db.execute(
+            f"SELECT id, document_id, page FROM chunks WHERE id IN ({marks})", tuple(ids)
+        )
+        return {r[0]: (r[1], r[2]) for r in rows}
+
     def page_chunks(self, doc_id: int, page: int) -> list[StoredChunk]:
         """The chunks of one page, in reading order."""
         return self.pages_chunks([(doc_id, page)])[(doc_id, page)]

@@ -158,6 +158,22 @@ class LexicalIndex:
         if chunks >= THRESHOLD:
             index(self.store, self.source)
 
+    def places(self, ids: Sequence[int], chunks: int) -> dict[int, tuple[int, int]] | None:
+        """(document id, page number) of each of some rows the index holds, in a library
+        of ``chunks`` chunks; None when it is too small to be kept in memory."""
+        if chunks < THRESHOLD:
+            return None
+        snap = index(self.store, self.source)
+        wanted = np.asarray(ids, np.int64)
+        rows, found = snap.rows_of(wanted)
+        return dict(
+            zip(
+                wanted[found].tolist(),
+                zip(snap.owners[rows].tolist(), snap.pages[rows].tolist(), strict=True),
+                strict=True,
+            )
+        )
+
     def top(
         self, db: apsw.Connection, phrases: Sequence[str], limit: int, chunks: int
     ) -> list[tuple[int, int, int]] | None:

@@ -9,6 +9,7 @@ with the question's stems instead of tokenising.
 
 A chunk's record holds one entry per line, in the order of its ``lines``:
 
+- whether it is a contents or index entry (``is_contents_line``);
 - the stems of its words and the quantity keys of the values it prints (``token_stems``);
 - the stems a scan's split words give joined ("out puts": "output"), which only a
   scanned page's lines are matched with (``line_stems`` less the first set);
@@ -26,6 +27,7 @@ a digest of the records of varied lines, which fails when the reading changes an
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 import zlib
@@ -38,7 +40,7 @@ from app.library.store import Store, lines_from_json
 from app.library.symbols import searchable_text
 from app.retrieval.terms import line_stems, token_stems
 
-READING = 1
+READING = 2
 
 
 def _version() -> int:
@@ -59,6 +61,18 @@ BATCH = 256  # chunks read, indexed and written at a time (a few hundred ms of C
 # keys are pint's dimension names).
 _STEM, _SET, _LINE = "\t", "\x1f", "\x1e"
 
+# A contents or index entry: a leader of dots or rules, then a page number ("Wiring the
+# outputs ........ 83", "8.2. SETTINGS ______ 48").
+_LEADER = re.compile(r"(?:[._·…]\s?){4,}\s*\d{1,4}\b")
+
+
+def is_contents_line(text: str) -> bool:
+    """A table-of-contents (or index) entry: it names where an answer is, never the answer,
+    and a contents page names every topic of a manual, so it would out-score the page it
+    points at on any question's words."""
+    return _LEADER.search(text) is not None
+
+
 Sets = tuple[frozenset[str], frozenset[str]]  # (word stems and quantity keys, joined extras)
 
 
@@ -73,7 +87,7 @@ def _encode_sets(sets: Sets) -> str:
 
 def line_record(text: str) -> str:
     """The stored terms of one line."""
-    record = _encode_sets(_sets(text))
+    record = ("c" if is_contents_line(text) else "") + _SET + _encode_sets(_sets(text))
     if not text.isascii():
         record += _SET + _encode_sets(_sets(searchable_text(text)))
     return record
@@ -95,7 +109,7 @@ def decode_line(record: str, scanned: bool, glyphs: bool) -> frozenset[str] | No
     """A line's terms as ``LineTerms.of`` reads them: joined words too on a ``scanned``
     page, the glyphs read as words with ``glyphs`` (a line beyond ASCII only); None when
     the record lacks the glyph reading asked for."""
-    sets = record.split(_SET)
+    sets = record.split(_SET)[1:]
     if glyphs:
         if len(sets) < 4:
             return None
@@ -104,6 +118,11 @@ def decode_line(record: str, scanned: bool, glyphs: bool) -> frozenset[str] | No
     if scanned and sets[1]:
         words += sets[1].split(_STEM)
     return frozenset(words)
+
+
+def line_contents(record: str) -> bool:
+    """Whether a stored line is a contents entry (``is_contents_line``)."""
+    return record.startswith("c" + _SET)
 
 
 def missing(store: Store) -> int:

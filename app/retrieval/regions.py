@@ -8,14 +8,13 @@ their close neighbours are kept, and vertically adjacent lines merge into one re
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 from app.library.models import Box, TextLine, union_box
 from app.library.symbols import searchable_text
-from app.retrieval.line_index import decode_line
+from app.retrieval.line_index import decode_line, is_contents_line, line_contents
 from app.retrieval.query import alias_map, stem
 from app.retrieval.terms import joined_stems, line_stems, term_filter, token_stems, word_stems
 
@@ -25,18 +24,6 @@ class Region:
     box: Box
     text: str
     score: float
-
-
-# A contents or index entry: a leader of dots or rules, then a page number ("Wiring the
-# outputs ........ 83", "8.2. SETTINGS ______ 48").
-_LEADER = re.compile(r"(?:[._·…]\s?){4,}\s*\d{1,4}\b")
-
-
-def is_contents_line(text: str) -> bool:
-    """A table-of-contents (or index) entry: it names where an answer is, never the answer,
-    and a contents page names every topic of a manual, so it would out-score the page it
-    points at on any question's words."""
-    return _LEADER.search(text) is not None
 
 
 @lru_cache(maxsize=200_000)
@@ -70,6 +57,11 @@ class LineTerms:
         # A line's quantity keys are read only when a question term is one (an alias's).
         self.quantities = any(k.startswith("⟨") for k in self.wanted | set(self.aliases))
         self._seen: dict[tuple[str, bool, bool], frozenset[str]] = {}
+
+    def contents(self, text: str) -> bool:
+        """Whether a line is a contents entry (``is_contents_line``), as stored if it is."""
+        record = self.records.get(text)
+        return is_contents_line(text) if record is None else line_contents(record)
 
     def of(self, text: str, scanned: bool = True, glyphs: bool = False) -> frozenset[str]:
         """The stems ``text`` holds; words split in two are matched joined on ``scanned``

@@ -60,7 +60,6 @@ from app.retrieval.regions import (
     LineTerms,
     Region,
     idf_weights,
-    is_contents_line,
     select_regions,
 )
 from app.retrieval.terms import OcrVocabulary, expansions, word_stems
@@ -221,21 +220,21 @@ class TextSearch:
 
         t4 = time.perf_counter()
         ids = list(dict.fromkeys([c for c, _ in dense] + lexical + idents))
-        chunks = {
-            cid: ch
-            for cid, ch in self.store.chunks(ids, lines=False).items()
+        places = {
+            cid: place
+            for cid, place in self._places(ids).items()
             # A manual committed by another process after ``docs`` was read is left to
             # the next search (its pages would have no document to name).
-            if ch.document_id in docs and (allowed is None or ch.document_id in allowed)
+            if place[0] in docs and (allowed is None or place[0] in allowed)
         }
         dense_ids = [c for c, _ in dense]
         fused = reciprocal_rank([dense_ids, lexical, idents], [1.0, 1.0, 0.5])
-        pages = self._rank_pages(query, docs, chunks, fused, page_lex)
+        pages = self._rank_pages(query, docs, places, fused, page_lex)
         evidence_idf = _without_product_terms(idf, query, docs)
         # What each line holds, read once (from the library's stored terms, where read).
         terms = LineTerms({stem(t) for t in idf}, aliases, self._line_records)
         lists = CandidateLists(
-            page_lex, _page_ranks(lexical, chunks), _page_ranks(dense_ids, chunks)
+            page_lex, _page_ranks(lexical, places), _page_ranks(dense_ids, places)
         )
         pages, candidates = self._rerank(
             query,
@@ -249,9 +248,9 @@ class TextSearch:
         # Cosines of the candidate chunks on the pages returned (re-ranking read their
         # vectors): a page's confidence and each chunk hit's similarity.
         shown = {key for key, _ in pages[:k]}
-        on_shown = [c for c, ch in chunks.items() if (ch.document_id, ch.page) in shown]
+        on_shown = [c for c, place in places.items() if place in shown]
         cosine = self._cosines(qvec, on_shown)
-        hits = self._page_hits(query, docs, pages[:k], chunks, fused, cosine, idf, terms)
+        hits = self._page_hits(query, docs, pages[:k], places, fused, cosine, idf, terms)
         timings["rank"] = time.perf_counter() - t4
         timings["total"] = time.perf_counter() - t0
         confidence = hits[0].confidence if hits else 0.0
@@ -314,6 +313,12 @@ class TextSearch:
         if not word.replace("-", "").isalnum():
             return 0
         return documents_matching(self.store.db, '"' + word.replace("-", " ") + '"')
+
+    def _places(self, ids: Sequence[int]) -> dict[int, tuple[int, int]]:
+        """(document id, page) of each of some chunks: a large library's from the
+        full-text index it keeps in memory, a small one's from the database."""
+        found = self.chunk_lexical.places(ids, self._chunk_total())
+        return self.store.chunk_places(ids) if found is None else found
 
     def _page_chunks(self, doc_id: int, page: int) -> list[StoredChunk]:
         """A page's chunks, read once per search (re-rank and hits both need them)."""
@@ -533,13 +538,13 @@ class TextSearch:
         self,
         query: QueryAnalysis,
         docs: dict[int, DocumentInfo],
-        chunks: dict[int, StoredChunk],
+        places: dict[int, tuple[int, int]],
         fused: dict[int, float],
         page_lex: dict[tuple[int, int], int],
     ) -> list[tuple[tuple[int, int], float]]:
         per_page: dict[tuple[int, int], list[float]] = defaultdict(list)
-        for cid, chunk in chunks.items():
-            per_page[(chunk.document_id, chunk.page)].append(fused.get(cid, 0.0))
+        for cid, place in places.items():
+            per_page[place].append(fused.get(cid, 0.0))
         for key in page_lex:
             per_page.setdefault(key, [])
         scored = []
@@ -610,23 +615,22 @@ class TextSearch:
         query: QueryAnalysis,
         docs: dict[int, DocumentInfo],
         ranked: list[tuple[tuple[int, int], float]],
-        chunks: dict[int, StoredChunk],
+        places: dict[int, tuple[int, int]],
         fused: dict[int, float],
         cosine: dict[int, float],
         idf: dict[str, float],
         terms: LineTerms,
     ) -> list[PageHit]:
+        """The pages ``ranked``, each with its candidate chunks (those of ``places``) best
+        first, its supporting regions and its confidence."""
         ocr = self._ocr_vocabulary(docs)
         scanned = ocr.keys if ocr is not None else frozenset()
-        wanted = {key for key, _ in ranked}
-        found: dict[tuple[int, int], list[StoredChunk]] = defaultdict(list)
-        for c in chunks.values():
-            if (c.document_id, c.page) in wanted:
-                found[(c.document_id, c.page)].append(c)
+        self._read_pages([key for key, _ in ranked])
         hits = []
         for (doc_id, page), score in ranked:
             doc = docs[doc_id]
-            page_chunks = sorted(found[(doc_id, page)], key=lambda c: -fused.get(c.id, 0.0))
+            found = [c for c in self._page_chunks(doc_id, page) if c.id in places]
+            page_chunks = sorted(found, key=lambda c: -fused.get(c.id, 0.0))
             regions = select_regions(
                 self._page_lines(doc_id, page),
                 idf,
@@ -678,14 +682,14 @@ class CandidateLists:
 
 
 def _page_ranks(
-    chunk_ids: Sequence[int], chunks: dict[int, StoredChunk]
+    chunk_ids: Sequence[int], places: dict[int, tuple[int, int]]
 ) -> dict[tuple[int, int], int]:
     """Pages in the order their first chunk appears in a ranked chunk list."""
     ranks: dict[tuple[int, int], int] = {}
     for cid in chunk_ids:
-        chunk = chunks.get(cid)
-        if chunk is not None:
-            ranks.setdefault((chunk.document_id, chunk.page), len(ranks))
+        place = places.get(cid)
+        if place is not None:
+            ranks.setdefault(place, len(ranks))
     return ranks
 
 
@@ -823,7 +827,7 @@ def page_coverage(
         wanted = {stem(t) for t in idf}
         terms = LineTerms(wanted, alias_map(list(idf)) if aliases is None else aliases)
     # A contents entry names a topic where the answer is not: a contents page names them all.
-    lines = [text for text in lines if not is_contents_line(text)]
+    lines = [text for text in lines if not terms.contents(text)]
     best = window_coverage(lines, idf, identifiers, headings, scanned=scanned, terms=terms)
     headers: dict[str, list[str]] = {}
     for chunk in chunks:
@@ -834,7 +838,7 @@ def page_coverage(
         # column headings are those of the table's first chunk on the page.
         header = headers.setdefault(chunk.heading, header)
         context = " ".join([chunk.heading, *header])
-        texts = [ln.text for ln in body if not is_contents_line(ln.text)]
+        texts = [ln.text for ln in body if not terms.contents(ln.text)]
         best = max(
             best,
             window_coverage(

@@ -17,7 +17,7 @@ from app.library.models import ChunkDraft, TextLine
 from app.library.store import NewDocument, PageRecord, Store, lines_to_json
 from app.library.symbols import searchable_text
 from app.retrieval import line_index
-from app.retrieval.regions import LineTerms
+from app.retrieval.regions import LineTerms, is_contents_line
 from app.retrieval.terms import line_stems
 from app.retrieval.text import TextSearch
 
@@ -42,7 +42,7 @@ LINES = [
 ]
 # The digest of LINES' records under this reading of lines (line_index.READING) and the
 # pinned PyStemmer and pint.
-DIGEST = "869e3977908f68ac33ff04253bb5ce67b3aa835cb9696baf6bb5fc1025f9e544"
+DIGEST = "6a83fea6c37f11f1b19648e0b0b1750985b89bf2586d60c393ab647ea33733c9"
 
 
 def test_the_reading_of_lines_changes_only_with_its_version() -> None:
@@ -64,6 +64,8 @@ def test_a_stored_line_reads_as_the_line_itself(text: str) -> None:
             computed = LineTerms(wanted, {}).of(text, scanned, glyphs)
             stored = LineTerms(wanted, {}, {text: record}).of(text, scanned, glyphs)
             assert stored == computed, (scanned, glyphs)
+    stored_contents = LineTerms(wanted, {}, {text: record}).contents(text)
+    assert stored_contents == is_contents_line(text)
 
 
 def test_a_record_of_other_lines_is_not_read() -> None:
