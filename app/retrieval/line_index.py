@@ -105,19 +105,20 @@ def split_record(record: str, count: int) -> list[str] | None:
     return lines if len(lines) == count else None
 
 
-def decode_line(record: str, scanned: bool, glyphs: bool) -> frozenset[str] | None:
+def decode_line(record: str, scanned: bool, glyphs: bool) -> list[str] | None:
     """A line's terms as ``LineTerms.of`` reads them: joined words too on a ``scanned``
     page, the glyphs read as words with ``glyphs`` (a line beyond ASCII only); None when
     the record lacks the glyph reading asked for."""
-    sets = record.split(_SET)[1:]
+    sets = record.split(_SET)
     if glyphs:
-        if len(sets) < 4:
+        if len(sets) < 5:
             return None
-        sets = sets[2:]
-    words = sets[0].split(_STEM) if sets[0] else []
-    if scanned and sets[1]:
-        words += sets[1].split(_STEM)
-    return frozenset(words)
+        words, joined = sets[3], sets[4]
+    else:
+        words, joined = sets[1], sets[2]
+    if scanned and joined:
+        return (words + _STEM + joined).split(_STEM) if words else joined.split(_STEM)
+    return words.split(_STEM) if words else []
 
 
 def line_contents(record: str) -> bool:

@@ -8,7 +8,7 @@ their close neighbours are kept, and vertically adjacent lines merge into one re
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -53,6 +53,7 @@ class LineTerms:
         self.wanted = frozenset(wanted)
         self.records = records if records is not None else {}
         self.aliases = {a: t for a, t in (aliases or {}).items() if t in self.wanted}
+        self._alias_keys = frozenset(self.aliases)
         self.quick = term_filter(self.wanted | set(self.aliases))
         # A line's quantity keys are read only when a question term is one (an alias's).
         self.quantities = any(k.startswith("⟨") for k in self.wanted | set(self.aliases))
@@ -73,8 +74,9 @@ class LineTerms:
         if found is None:
             record = self.records.get(text)
             stored = None if record is None else decode_line(record, scanned, glyphs)
+            stems: Collection[str]
             if stored is not None:
-                stems: frozenset[str] = stored
+                stems = stored
             elif glyphs:
                 stems = _glyph_stems(text, scanned)
             elif self.quick.may_hold(text):
@@ -84,32 +86,44 @@ class LineTerms:
                     stems = (joined_stems if scanned else word_stems)(text)
             else:
                 stems = _NOTHING
-            found = stems & self.wanted
+            found = self.wanted.intersection(stems)
             if self.aliases and stems:
-                found |= {t for a, t in self.aliases.items() if a in stems}
-            self._seen[key] = found = frozenset(found)
+                aliased = self._alias_keys.intersection(stems)
+                if aliased:
+                    found = found.union(self.aliases[a] for a in aliased)
+            self._seen[key] = found
         return found
 
 
 _NOTHING: frozenset[str] = frozenset()
 
 
-def line_score(
-    line: TextLine,
-    idf: Mapping[str, float],
-    identifiers: Sequence[str],
-    terms: LineTerms,
-    scanned: bool = True,
-) -> float:
+class _LineScorer:
     """The weight of the question terms a line holds (``idf`` keyed by the terms' stems,
-    ``terms`` reading which of them it holds), identifiers most."""
-    score = sum(idf.get(s, 0.0) for s in terms.of(line.text, scanned, glyphs=True))
-    if identifiers:
-        text = line.text.lower().replace(" ", "")
-        for ident in identifiers:
-            if ident.lower().replace(" ", "") in text:
-                score += 2.0 * max(idf.values(), default=1.0)
-    return score
+    ``terms`` reading which of them it holds), identifiers most; what is the same for
+    every line of a page is worked out once."""
+
+    def __init__(
+        self,
+        idf: Mapping[str, float],
+        identifiers: Sequence[str],
+        terms: LineTerms,
+        scanned: bool,
+    ) -> None:
+        self.idf, self.terms, self.scanned = idf, terms, scanned
+        self.identifiers = [ident.lower().replace(" ", "") for ident in identifiers]
+        self.bonus = 2.0 * max(idf.values(), default=1.0)
+        self._weights: dict[frozenset[str], float] = {}  # many lines hold the same stems
+
+    def __call__(self, line: TextLine) -> float:
+        held = self.terms.of(line.text, self.scanned, glyphs=True)
+        score = self._weights.get(held)
+        if score is None:
+            score = self._weights[held] = sum(self.idf.get(s, 0.0) for s in held)
+        if self.identifiers:
+            text = line.text.lower().replace(" ", "")
+            score += self.bonus * sum(ident in text for ident in self.identifiers)
+        return score
 
 
 def select_regions(
@@ -130,9 +144,8 @@ def select_regions(
         weights[stem(term)] = max(weights.get(stem(term), 0.0), weight)
     if terms is None:
         terms = LineTerms(weights, alias_map(list(idf)) if aliases is None else aliases)
-    scored = [
-        (line_score(line, weights, identifiers, terms, scanned), i) for i, line in enumerate(lines)
-    ]
+    score = _LineScorer(weights, identifiers, terms, scanned)
+    scored = [(score(line), i) for i, line in enumerate(lines)]
     if not scored:
         return []
     top = max(s for s, _ in scored)

@@ -16,7 +16,6 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from itertools import islice
 from typing import Any, TypeVar
 
 import apsw
@@ -62,7 +61,7 @@ from app.retrieval.regions import (
     idf_weights,
     select_regions,
 )
-from app.retrieval.terms import OcrVocabulary, expansions, word_stems
+from app.retrieval.terms import OcrVocabulary, expansions, term_filter, word_stems
 from app.retrieval.units import VAGUE_BESIDE, gives_quantity, quantity_keys, use_cache_folder
 from app.retrieval.vectors import Hit, VectorIndex
 
@@ -370,13 +369,14 @@ class TextSearch:
         if key in self._beside:
             return self._beside[key]
         root = stem(term)
+        quick = term_filter(frozenset([root]))  # most lines cannot hold it: not tokenised
         rows = chunk_texts_matching(self.store.db, fts_query([term]), 60)
         counts: dict[str, int] = defaultdict(int)
         lines_with = 0
         for (text,) in rows:
             lines = text.splitlines()
             for i, line in enumerate(lines):
-                if root not in word_stems(line):
+                if not quick.may_hold(line) or root not in word_stems(line):
                     continue
                 lines_with += 1
                 for quantity in quantity_keys(line) | quantity_keys(" ".join(lines[i + 1 : i + 3])):
@@ -749,13 +749,7 @@ def _document_prior(query: QueryAnalysis, doc: DocumentInfo | None) -> float:
 
 def _dedupe(lines: list) -> list:
     """Lines once each: a line two chunks share is stored twice with the same box."""
-    seen, out = set(), []
-    for line in lines:
-        key = (line.text, line.box)
-        if key not in seen:
-            seen.add(key)
-            out.append(line)
-    return out
+    return list({(line.text, line.box): line for line in lines}.values())
 
 
 def window_coverage(
@@ -782,19 +776,37 @@ def window_coverage(
     if terms is None:
         terms = LineTerms(wanted, alias_map(list(idf)) if aliases is None else aliases)
     base = _found(stems_of(context), wanted, terms.aliases)
-    # Per line, only the wanted stems it holds: windows then union a few tiny sets.
-    keys = frozenset(wanted)
-    hits = [held & keys if (held := terms.of(text, scanned)) else held for text in lines]
-    best = sum(wanted[t] for t in base) / total
+    # Each wanted stem is a bit: a line's stems, and a window's, are an integer (lines
+    # holding the same stems share one), and a window's weight is read once per integer.
+    bits = {t: 1 << i for i, t in enumerate(wanted)}
+    weights = list(wanted.values())
+    masks: dict[frozenset[str], int] = {}
+    hits = []
+    for text in lines:
+        held = terms.of(text, scanned)
+        mask = masks.get(held)
+        if mask is None:
+            mask = masks[held] = sum(bits.get(t, 0) for t in held)
+        hits.append(mask)
+    weighed: dict[int, float] = {}
+
+    def weight(mask: int) -> float:
+        if mask not in weighed:
+            weighed[mask] = sum(w for i, w in enumerate(weights) if mask >> i & 1) / total
+        return weighed[mask]
+
+    start_mask = sum(bits[t] for t in base)
+    best = weight(start_mask)
+    sizes = [len(text) for text in lines]
     # A window gains nothing by starting on a line without a question term.
-    for start in (i for i, stems in enumerate(hits) if stems):
-        found, size = set(base), 0
-        for offset, stems in enumerate(islice(hits, start, None)):
-            size += len(lines[start + offset])
-            if offset >= window and size > chars:
+    for start in (i for i, mask in enumerate(hits) if mask):
+        found, size = start_mask, 0
+        for i in range(start, len(hits)):
+            size += sizes[i]
+            if i - start >= window and size > chars:
                 break
-            found |= stems
-        best = max(best, sum(wanted[t] for t in found) / total)
+            found |= hits[i]
+        best = max(best, weight(found))
         if best >= 0.999:
             break
     return best

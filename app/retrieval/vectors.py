@@ -78,6 +78,17 @@ class _Snapshot:
     vectors: np.ndarray  # (n, dim) float32
     centre: np.ndarray  # (dim,) float32: the mean vector the signs are taken around
     bits: np.ndarray  # (words, n) uint64: word w holds the signs of dimensions 64w..64w+63
+    order: np.ndarray  # (n,) the rows in the order of their chunk ids (``rows_of``)
+
+    def rows_of(self, ids: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+        """(the ids held, their rows) of some chunk ids."""
+        wanted = np.asarray(ids, np.int64)
+        if not len(self.ids) or not len(wanted):
+            return wanted[:0], wanted[:0]
+        sorted_ids = self.ids[self.order]
+        at = np.minimum(np.searchsorted(sorted_ids, wanted), len(sorted_ids) - 1)
+        held = sorted_ids[at] == wanted
+        return wanted[held], self.order[at[held]]
 
     def search(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
         n = len(self.ids)
@@ -158,8 +169,14 @@ class VectorIndex:
         return _chunk_count(self.store) < BINARY_THRESHOLD if exact is None else exact
 
     def get(self, ids: Sequence[int]) -> dict[int, np.ndarray]:
-        """The exact float32 vectors of some chunks (missing ids are left out)."""
-        return chunk_vectors(self.store, ids)
+        """The exact float32 vectors of some chunks (missing ids are left out): from the
+        snapshot when a large library's is up to date (the same float32 values as the
+        database's), else from the database."""
+        current = _snapshots.get(self.store)
+        if current is None or current.key != _version(self.store.db):
+            return chunk_vectors(self.store, ids)
+        held, rows = current.rows_of(ids)
+        return dict(zip(held.tolist(), current.vectors[rows], strict=True))
 
 
 # ---- the per-store snapshot ---------------------------------------------------------
@@ -206,7 +223,9 @@ def _refresh(db: apsw.Connection, old: _Snapshot | None, key: tuple[int, int, in
         old = _build(key, {}, np.zeros(0, np.int64), np.zeros(0, np.int64), None)
     same = [d for d, sig in documents.items() if old.documents.get(d) == sig]
     if len(same) == len(documents) == len(old.documents):
-        return _Snapshot(key, documents, old.ids, old.owners, old.vectors, old.centre, old.bits)
+        return _Snapshot(
+            key, documents, old.ids, old.owners, old.vectors, old.centre, old.bits, old.order
+        )
     keep = np.isin(old.owners, same)
     ids, owners, vectors = [old.ids[keep]], [old.owners[keep]], [old.vectors[keep]]
     for doc_id in documents.keys() - set(same):
@@ -239,9 +258,9 @@ def _build(
     if vectors is None or not len(ids):
         nothing = np.zeros((0, 0), np.float32)
         centre, bits = np.zeros(0, np.float32), np.zeros((0, 0), np.uint64)
-        return _Snapshot(key, documents, ids, owners, nothing, centre, bits)
+        return _Snapshot(key, documents, ids, owners, nothing, centre, bits, np.argsort(ids))
     centre = vectors.mean(axis=0, dtype=np.float32)
     bits = np.concatenate(
         [_signs(vectors[i : i + _BATCH], centre) for i in range(0, len(ids), _BATCH)], axis=1
     )
-    return _Snapshot(key, documents, ids, owners, vectors, centre, bits)
+    return _Snapshot(key, documents, ids, owners, vectors, centre, bits, np.argsort(ids))

@@ -111,7 +111,7 @@ def test_approximate_cosines_are_the_vectors_cosines(library: Store, queries: np
     got = index.knn(queries[0], 5)
     exact = index.get([c for c, _ in got])
     for chunk_id, cosine in got:
-        assert cosine == pytest.approx(float(exact[chunk_id] @ queries[0]), abs=1e-3)
+        assert cosine == pytest.approx(float(exact[chunk_id] @ queries[0]), abs=1e-6)
 
 
 def test_exact_path_equals_numpy_top10(library: Store, queries: np.ndarray) -> None:
@@ -241,3 +241,27 @@ def test_documents_added_after_a_search_are_found(store: Store) -> None:
         best, cosine = index.knn(q, 1, exact=False)[0]
         assert store.chunks([best])[best].document_id == owner
         assert cosine == pytest.approx(1.0, abs=1e-3)
+
+
+def test_vectors_read_from_the_snapshot_are_the_stored_ones(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = np.random.default_rng(7)
+    first = store.add_document(document("first", clustered(rng, 30)))
+    store.add_document(document("second", clustered(rng, 30)))
+    index = VectorIndex(store)
+    index.knn(clustered(rng, 1)[0], 5, exact=False)  # loads the snapshot
+    ids, matrix = stored(store)
+    wanted = [int(ids[40]), int(ids[3]), 999_999, int(ids[59])]
+
+    calls: list[object] = []
+    monkeypatch.setattr(vectors, "chunk_vectors", lambda *a: calls.append(a) or {})
+    got = index.get(wanted)
+    assert calls == []  # not read from the database
+    assert sorted(got) == sorted(wanted[:2] + wanted[3:])
+    for cid, vec in got.items():
+        np.testing.assert_array_equal(vec, matrix[list(ids).index(cid)])
+
+    store.remove_document(first)  # the snapshot is out of date: the database answers
+    monkeypatch.undo()
+    assert set(index.get(wanted)) == {int(ids[40]), int(ids[59])}
