@@ -16,7 +16,14 @@ from app.library.models import Box, TextLine, union_box
 from app.library.symbols import searchable_text
 from app.retrieval.line_index import decode_line, is_contents_line, line_contents
 from app.retrieval.query import alias_map, stem
-from app.retrieval.terms import joined_stems, line_stems, term_filter, token_stems, word_stems
+from app.retrieval.terms import (
+    TermFilter,
+    joined_stems,
+    line_stems,
+    term_filter,
+    token_stems,
+    word_stems,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,10 +61,16 @@ class LineTerms:
         self.records = records if records is not None else {}
         self.aliases = {a: t for a, t in (aliases or {}).items() if t in self.wanted}
         self._alias_keys = frozenset(self.aliases)
-        self.quick = term_filter(self.wanted | set(self.aliases))
+        self._quick: TermFilter | None = None  # made when a line without a record is read
         # A line's quantity keys are read only when a question term is one (an alias's).
         self.quantities = any(k.startswith("⟨") for k in self.wanted | set(self.aliases))
         self._seen: dict[tuple[str, bool, bool], frozenset[str]] = {}
+
+    def quick(self) -> TermFilter:
+        """The filter of lines that may hold a wanted stem (compiled once, when needed)."""
+        if self._quick is None:
+            self._quick = term_filter(self.wanted | set(self.aliases))
+        return self._quick
 
     def contents(self, text: str) -> bool:
         """Whether a line is a contents entry (``is_contents_line``), as stored if it is."""
@@ -79,7 +92,7 @@ class LineTerms:
                 stems = stored
             elif glyphs:
                 stems = _glyph_stems(text, scanned)
-            elif self.quick.may_hold(text):
+            elif self.quick().may_hold(text):
                 if self.quantities:
                     stems = (line_stems if scanned else token_stems)(text)
                 else:
