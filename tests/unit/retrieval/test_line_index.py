@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -40,17 +41,20 @@ LINES = [
     "Conputer faiiure",
     "",
 ]
-# The digest of LINES' records under this reading of lines (line_index.READING) and the
-# pinned PyStemmer and pint.
+# The digest of LINES' records under line_index.VERSION, and the packages it was read with.
 DIGEST = "6a83fea6c37f11f1b19648e0b0b1750985b89bf2586d60c393ab647ea33733c9"
+PACKAGES = {"PyStemmer": "3.1.0", "pint": "0.25.3"}
+BUMP = "raise app/retrieval/line_index.py VERSION, so that libraries store them again"
 
 
 def test_the_reading_of_lines_changes_only_with_its_version() -> None:
+    assert line_index.VERSION == 2, "VERSION raised: set DIGEST and PACKAGES anew here"
+    installed = {name: metadata.version(name) for name in PACKAGES}
+    assert installed == PACKAGES, f"the stemmer or unit registry changed: {BUMP}"
     records = "\n".join(line_index.line_record(text) for text in LINES)
     digest = hashlib.sha256(records.encode()).hexdigest()
     assert digest == DIGEST, (
-        "the stored terms of lines changed (tokenising, stemming or reading values):"
-        " raise app/retrieval/line_index.py READING, so that libraries store them again,"
+        f"the stored terms of lines changed (tokenising, stemming or reading values): {BUMP},"
         f" and set DIGEST to {digest}"
     )
 
