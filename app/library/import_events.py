@@ -9,14 +9,15 @@ from typing import Literal
 Phase = Literal[
     "hashing", "reading text", "OCR", "embedding", "page images", "saving", "visual embedding"
 ]
-# A damaged library being rebuilt from its PDF copies (app.library.recovery).
-RebuildPhase = Literal["rebuilding"]
+# Phases of the whole library: rebuilding a damaged one from its PDF copies
+# (app.library.recovery); storing each line's terms after an import (app.retrieval.line_index).
+LibraryPhase = Literal["rebuilding", "indexing lines"]
 
 
 @dataclass(frozen=True, slots=True)
 class ImportProgress:
     path: str
-    phase: Phase | RebuildPhase
+    phase: Phase | LibraryPhase
     done: int
     total: int
     eta_s: float | None = None
