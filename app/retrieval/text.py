@@ -116,8 +116,9 @@ class TextSearch:
     three questions, and re-scoring more pages lifts none of them into the first three:
     Hit@1 0.752 and Hit@3 0.921 re-scoring 10, 15, 20 or 30 pages, 0.713 and 0.891
     re-scoring 5 (``bench/fit_ranker.py --cache DIR --depth 30``). At 100k chunks a search
-    takes 25 ms at p50 re-scoring 10 pages and 34 re-scoring 20
-    (``bench/search_latency.py --keep DIR --no-minilm --depths 20``, one run).
+    takes 13-16 ms at p50 re-scoring 10 pages (``bench/search_latency.py --keep DIR
+    --no-minilm``, three runs), most of it re-scoring: the pages' lines are read with the
+    terms the library stored for them at import (``line_index``), not tokenised again.
 
     The question's embedding runs in a thread beside its analysis and BM25, and so does
     the vector search of a library large enough to keep its vectors in memory: at 100k
