@@ -192,7 +192,8 @@ class ImportLane(Lane):
     def _index_lines(self, cancel: threading.Event) -> None:
         """Store the terms of the lines of chunks that have none: the manuals just
         imported, or every chunk of a library from before (``line_index``; the first job,
-        at start, catches up). Searches read the lines of chunks without them."""
+        at start, catches up). Searches read the lines of chunks without them. A job
+        waiting in the queue goes first: the rest is stored after it."""
         from app.retrieval import line_index
 
         assert self.library is not None
@@ -200,6 +201,8 @@ class ImportLane(Lane):
             for event in line_index.fill_progress(self.library.store, cancel):
                 if self.throttle.wanted(event):
                     self.send(ImportEvent(event))
+                if not self.requests.empty():
+                    return
         except (apsw.Error, OSError) as exc:  # a read-only library: searches read lines
             log.warning("line terms not stored: %s", exc)
 
