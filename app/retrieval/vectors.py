@@ -35,7 +35,8 @@ library is searched, then a reload of the documents that changed (0.6-0.9 s for 
 converts float16 to float32 at ~2 ns a value on these CPUs, 2.9 of the 5.2 ms a k=120
 query took. With float32 copies a k=120 query went from 5.5 to 2.7 ms p50 and a whole
 ``TextSearch.search`` from 23.5 to 21.2 ms (one run of the bench before and after).
-``get`` returns the exact float32 vectors from the database. The threshold is 5,000, not
+``get`` returns the exact float32 vectors (the snapshot's, when it is up to date: the
+same values as the database's). The threshold is 5,000, not
 20,000: sqlite-vec's exact scan costs 0.6-0.9 ms of CPU per 1,000 chunks (at 20,000,
 ``--docs 10``, 51 ms wall against 1.6 ms here at recall 1.0), and up to ``CANDIDATES``
 chunks this path is exact.
@@ -45,7 +46,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 
 import apsw
@@ -79,15 +80,15 @@ class _Snapshot:
     centre: np.ndarray  # (dim,) float32: the mean vector the signs are taken around
     bits: np.ndarray  # (words, n) uint64: word w holds the signs of dimensions 64w..64w+63
     order: np.ndarray  # (n,) the rows in the order of their chunk ids (``rows_of``)
+    sorted_ids: np.ndarray  # (n,) the chunk ids in that order
 
     def rows_of(self, ids: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
         """(the ids held, their rows) of some chunk ids."""
         wanted = np.asarray(ids, np.int64)
         if not len(self.ids) or not len(wanted):
             return wanted[:0], wanted[:0]
-        sorted_ids = self.ids[self.order]
-        at = np.minimum(np.searchsorted(sorted_ids, wanted), len(sorted_ids) - 1)
-        held = sorted_ids[at] == wanted
+        at = np.minimum(np.searchsorted(self.sorted_ids, wanted), len(self.ids) - 1)
+        held = self.sorted_ids[at] == wanted
         return wanted[held], self.order[at[held]]
 
     def search(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
@@ -223,9 +224,7 @@ def _refresh(db: apsw.Connection, old: _Snapshot | None, key: tuple[int, int, in
         old = _build(key, {}, np.zeros(0, np.int64), np.zeros(0, np.int64), None)
     same = [d for d, sig in documents.items() if old.documents.get(d) == sig]
     if len(same) == len(documents) == len(old.documents):
-        return _Snapshot(
-            key, documents, old.ids, old.owners, old.vectors, old.centre, old.bits, old.order
-        )
+        return replace(old, key=key, documents=documents)
     keep = np.isin(old.owners, same)
     ids, owners, vectors = [old.ids[keep]], [old.owners[keep]], [old.vectors[keep]]
     for doc_id in documents.keys() - set(same):
@@ -258,9 +257,10 @@ def _build(
     if vectors is None or not len(ids):
         nothing = np.zeros((0, 0), np.float32)
         centre, bits = np.zeros(0, np.float32), np.zeros((0, 0), np.uint64)
-        return _Snapshot(key, documents, ids, owners, nothing, centre, bits, np.argsort(ids))
+        return _Snapshot(key, documents, ids, owners, nothing, centre, bits, ids, ids)
     centre = vectors.mean(axis=0, dtype=np.float32)
     bits = np.concatenate(
         [_signs(vectors[i : i + _BATCH], centre) for i in range(0, len(ids), _BATCH)], axis=1
     )
-    return _Snapshot(key, documents, ids, owners, vectors, centre, bits, np.argsort(ids))
+    order = np.argsort(ids)
+    return _Snapshot(key, documents, ids, owners, vectors, centre, bits, order, ids[order])
