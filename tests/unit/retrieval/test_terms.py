@@ -144,6 +144,14 @@ def test_term_filter_passes_every_line_the_exact_test_would_match() -> None:
     assert not quick.may_hold("nothing here")
 
 
+def test_term_filter_passes_words_whose_stems_have_two_letters() -> None:
+    """'used' and 'using' stem to 'us', 'added' to 'ad': the filter still passes them."""
+    for key, line in [("us", "Using the keypad"), ("us", "1 zone used"), ("ad", "Zones added")]:
+        assert key in line_stems(line)
+        assert TermFilter({key}).may_hold(line), (key, line)
+    assert not TermFilter({"us"}).may_hold("a bus fault")  # "us" starts no word here
+
+
 def _line(text: str, y0: float, y1: float) -> TextLine:
     return TextLine(text, (50.0, y0, 500.0, y1))
 
