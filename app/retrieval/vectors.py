@@ -31,10 +31,10 @@ is exact but reads 154 MB per query; with BLAS threads on a busy CPU it is slowe
 
 The price: 1.5 kB of memory per chunk (154 MB at 100,000), and a load the first time a
 library is searched, then a reload of the documents that changed (0.6-0.9 s for all
-100,000). The copies were float16 until November 2026 (half the memory), but numpy
-converts float16 to float32 at ~2 ns a value on these CPUs, 2.9 of the 5.2 ms a k=120
-query took. With float32 copies a k=120 query went from 5.5 to 2.7 ms p50 and a whole
-``TextSearch.search`` from 23.5 to 21.2 ms (one run of the bench before and after).
+100,000). The copies were float16 before (half the memory), but converting the rescored
+rows to float32 at every query cost more than the rescoring: with float32 copies a k=120
+query went from 5.5 to 2.7 ms p50 and a whole ``TextSearch.search`` from 23.5 to 21.2 ms
+(``bench/search_latency.py``, one run before and one after).
 ``get`` returns the exact float32 vectors (the snapshot's, when it is up to date: the
 same values as the database's). The threshold is 5,000, not
 20,000: sqlite-vec's exact scan costs 0.6-0.9 ms of CPU per 1,000 chunks (at 20,000,
