@@ -128,13 +128,22 @@ def probabilities(samples: Sequence[Sample], w: np.ndarray) -> np.ndarray:
 
 
 def threshold(samples: Sequence[Sample], w: np.ndarray, max_false: float) -> float:
-    """The highest threshold whose false abstentions stay within ``max_false``."""
+    """The highest threshold whose false abstentions stay within ``max_false`` of the
+    answerable questions of every corpus, not only in sum: a threshold that spends the
+    whole allowance on one trade's manuals declines a tenth of that trade's questions,
+    which is what a new trade risks too. (The signals are chosen by the same rule,
+    ``choose_signals``.)"""
     p = probabilities(samples, w)
     answerable = np.asarray([s.answerable for s in samples])
+    corpora = np.asarray([s.corpus for s in samples])
     best = 0.05
     for t in np.linspace(0.05, 0.95, 91):
-        false = float(((p < t) & answerable).sum()) / max(answerable.sum(), 1)
-        if false <= max_false:
+        declined = (p < t) & answerable
+        worst = max(
+            declined[corpora == c].sum() / max(answerable[corpora == c].sum(), 1)
+            for c in set(corpora.tolist())
+        )
+        if worst <= max_false:
             best = float(t)
     return best
 

@@ -1,14 +1,14 @@
 """Weights of the abstention model (``abstention.py``). Written by ``bench/fit_abstention.py``;
 do not edit."""
 
-BIAS = -2.6234
+BIAS = -1.0311
 WEIGHTS: dict[str, float] = {
-    "support": 0.8246,
-    "best": 0.4371,
-    "quantity": 0.3650,
-    "rank_score": 0.9202,
-    "salient": 1.0110,
-    "asked": 0.9547,
+    "support": 0.0000,
+    "best": 0.0000,
+    "quantity": 0.4454,
+    "rank_score": 0.0000,
+    "salient": 1.6251,
+    "asked": 0.6226,
 }
-ABSTAIN_BELOW = 0.3800
-HEDGE_BELOW = 0.5198
+ABSTAIN_BELOW = 0.3700
+HEDGE_BELOW = 0.4975

@@ -38,6 +38,26 @@ def test_the_threshold_keeps_false_abstentions_within_the_limit() -> None:
     assert got["false"] == 0 and got["declined_right"] >= 2
 
 
+def test_the_threshold_holds_the_limit_on_every_corpus_not_only_in_sum() -> None:
+    # Two corpora of ten answerable questions; one's evidence reads weaker (its manuals
+    # are scans, say). A limit of 10% allows two false abstentions in sum, but only one
+    # on each corpus: the threshold must not spend both on the weaker corpus.
+    def one(corpus: str, support: float) -> Sample:
+        row = np.zeros((1, len(SIGNALS)))
+        row[0, 0] = support
+        return Sample(corpus, "q", row, True)
+
+    samples = [one("clean", 0.8 + 0.01 * i) for i in range(10)]
+    samples += [one("scanned", s) for s in (0.2, 0.3, 0.35, *[0.7] * 7)]
+    samples += [Sample("clean", "u", np.zeros((1, len(SIGNALS))), False)]
+    w = np.zeros(len(SIGNALS) + 1)
+    w[0], w[1] = -5.0, 10.0  # probability 0.5 at support 0.5
+    t = threshold(samples, w, max_false=0.1)
+    scanned = [s for s in samples if s.corpus == "scanned"]
+    assert figures(scanned, w, t)["false"] <= 1
+    assert figures(samples, w, t)["declined_right"] == 1
+
+
 def test_signals_are_chosen_by_how_they_do_on_the_corpus_left_out() -> None:
     from fit_abstention import choose_signals
 
