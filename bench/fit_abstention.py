@@ -10,8 +10,8 @@ out, and the sets that decline most there, with false abstentions within ``--max
 on every corpus, are printed; ``--choose-signals`` ships the best of them instead of all
 six. A logistic model of "the evidence answers it" is fitted on all the sets, then the
 threshold below which Lantern declines: the highest one that keeps false abstentions (by
-each question's best quote set) at or under ``--max-false`` of the answerable questions,
-and the band above it where answers are hedged (``hedge_threshold``).
+each question's best quote set) at or under ``--max-false`` of the answerable questions of
+every corpus, and the band above it where answers are hedged (``hedge_threshold``).
 
 Printed per corpus: the model fitted on the other corpus, on this one, on all (the one
 ``--write`` puts into ``app/agent/abstention_weights.py``), and the one that ships now:
