@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from cross_corpus import DEFAULT_SETS, BenchSet, cached, open_library  # noqa: E402
+from cross_corpus import FIT_SETS, BenchSet, cached, open_library  # noqa: E402
 
 from app.agent.abstention import SIGNALS  # noqa: E402
 from app.agent.abstention_weights import ABSTAIN_BELOW, BIAS, WEIGHTS  # noqa: E402
@@ -267,7 +267,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="ship only the signals chosen by leave-one-corpus-out (default: all of them)",
     )
     args = parser.parse_args(argv)
-    sets = [BenchSet.parse(s) for s in (args.sets or DEFAULT_SETS)]
+    sets = [BenchSet.parse(s) for s in (args.sets or FIT_SETS)]
     everything = cached(args.signals, sets, args.cache, collect)
     corpora = sorted({s.corpus for s in everything})
     chosen = choose_signals(everything, args.max_false)

@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from cross_corpus import DEFAULT_SETS, BenchSet, cached, open_library  # noqa: E402
+from cross_corpus import FIT_SETS, BenchSet, cached, open_library  # noqa: E402
 
 from app.bench.dataset import load_dataset  # noqa: E402
 from app.retrieval.ranker import FEATURES  # noqa: E402
@@ -243,7 +243,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         " search re-scores) and print the shipped weights re-scoring fewer of them",
     )
     args = parser.parse_args(argv)
-    sets = [BenchSet.parse(s) for s in (args.sets or DEFAULT_SETS)]
+    sets = [BenchSet.parse(s) for s in (args.sets or FIT_SETS)]
     questions = cached(
         args.features, sets, args.cache, lambda s, c: collect(s, c, depth=args.depth)
     )
