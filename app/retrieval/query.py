@@ -161,9 +161,10 @@ def product_names(
     """The words and phrases that name each document's product in a question.
 
     The whole product name always does, and so does its model code (``hsgw-max8``). A
-    single word of the name (a maker, a series) does only when it is distinctive: long
-    enough, not part of another manual's product name, and found in the text of at most
-    one manual (``doc_count``). That is what makes a word generic ("alarm", "meter",
+    single word of the name (a maker, a series, a model number such as "685" or an
+    acronym such as "EVB") does only when it is distinctive: three characters or more, not
+    part of another manual's product name, and found in the text of at most one manual
+    (``doc_count``). That is what makes a word generic ("alarm", "meter",
     "series"): other manuals print it too. Without ``doc_count`` no single word names a
     product, since nothing can tell which are generic.
     """
@@ -179,7 +180,7 @@ def product_names(
         parts_of[doc.id] = {
             p
             for p in set(re.split(r"[\s/]+", product)) | set(re.split(r"[\s/-]+", product))
-            if len(p) >= 4 and p not in STOPWORDS
+            if len(p) >= 3 and p not in STOPWORDS
         }
     if doc_count is None:
         return {doc_id: frozenset(n for n in found if n) for doc_id, found in names.items()}

@@ -105,7 +105,13 @@ def test_generic_words_of_a_product_name_name_no_product() -> None:
     names = product_names(DOCS, doc_count=lambda word: printed_by.get(word, 1))
     assert names[1] == {"hybrid security alarm system", "hybrid"}
     assert names[2] == {"bogp-3", "bogp"}
-    assert names[3] == {"ademco 685 digital alarm", "ademco"}
+    # A model number or an acronym of three characters names its product too ("the 685",
+    # "the EVB") while no other manual prints it.
+    assert names[3] == {"ademco 685 digital alarm", "ademco", "685"}
+    assert analyse("Which jumper does the 685 need?", DOCS, names).products == (3,)
+    printed_by["685"] = 2
+    names = product_names(DOCS, doc_count=lambda word: printed_by.get(word, 1))
+    assert "685" not in names[3]
     assert analyse("How do I silence the alarm siren?", DOCS, names).products == ()
     assert analyse("What is the system security code?", DOCS, names).products == ()
     assert analyse("On the Hybrid, what does AUX supply?", DOCS, names).products == (1,)
