@@ -158,17 +158,22 @@ def abstention(
     closest: str = "",
     named: Sequence[str] = (),
     unprinted: Sequence[str] = (),
+    unlisted: Sequence[str] = (),
 ) -> str:
     """The plain "not in the manuals" answer, naming what was searched. With ``named``
     (the manuals of the equipment the question names) and the closest passage in another
     manual, it says so: that passage is about other equipment. ``unprinted`` names the
-    quantities asked for that the manual prints no value of anywhere ("torque")."""
+    quantities asked for that the manual prints no value of anywhere ("torque"),
+    ``unlisted`` the codes it lists others of their form but not these ("E09")."""
     where = ", ".join(dict.fromkeys(titles)) or "the library"
     what = "; ".join(f"“{q}”" for q in dict.fromkeys(queries)) or "the question"
     subject = ", ".join(dict.fromkeys(named))
     text = f"The {subject} manual doesn't say." if subject else "The manuals don't say."
     if unprinted:
         text += f" No page of the manual it is about gives a {' or '.join(unprinted)} value."
+    if unlisted:
+        codes = " or ".join(dict.fromkeys(unlisted))
+        text += f" No page of the manual it is about lists {codes}, though it lists codes like it."
     text += f" I searched {where} for {what}."
     if closest and subject:
         text += f" The closest passage was {closest}, in another manual, which is not about it."

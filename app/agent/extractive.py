@@ -100,6 +100,9 @@ class ExtractiveAnswer:
     # The quantities the question asks for that its manuals print no value of anywhere,
     # in the question's words ("torque").
     unprinted: tuple[str, ...] = ()
+    # The codes the question names that its manuals never print, though they print
+    # others of the same form ("E09" where the error table lists E01 to E08 and E10).
+    unlisted: tuple[str, ...] = ()
 
 
 def answer_extractively(
@@ -111,6 +114,7 @@ def answer_extractively(
     known: Collection[str] | None = None,
     burstiness: Mapping[str, float] | None = None,
     printed: Callable[[int], Collection[str]] | None = None,
+    ocr_words: Callable[[int], Collection[str]] | None = None,
 ) -> ExtractiveAnswer:
     """Quote the best supporting sentences of the top pages, or abstain. ``known`` are
     the question's terms the library holds at all (``TextSearch.known``). Quotes are
@@ -132,6 +136,14 @@ def answer_extractively(
         if unprinted:
             names = tuple(_quantity_asked(result.query.terms, q) for q in unprinted)
             return replace(_abstain(result, 0.0), unprinted=names)
+    if printed is not None and pages:
+        manuals = {p.document_id for p in pages}
+        misread = [ocr_words(m) for m in manuals] if ocr_words is not None else []
+        unlisted = unlisted_codes(
+            result.query.identifiers, [printed(m) for m in manuals], frozenset().union(*misread)
+        )
+        if unlisted:
+            return replace(_abstain(result, 0.0), unlisted=unlisted)
     # A passage a manual prints on two pages is quoted once, from the better-ranked page.
     units = _dedupe([u for rank, hit in enumerate(pages) for u in _units(store, hit, rank)])
     if not units:
@@ -152,6 +164,43 @@ def answer_extractively(
         return _abstain(result, support, signals, probability)
     chosen = _with_next(chosen, units)
     return _compose(chosen, support, signals, probability, hedged=decided == "hedge")
+
+
+_CODE = re.compile(r"[a-z]+\d+|\d+[a-z]+")
+
+
+def unlisted_codes(
+    identifiers: Sequence[str],
+    printed: Sequence[Collection[str]],
+    ocr_words: Collection[str] = frozenset(),
+) -> tuple[str, ...]:
+    """The codes among a question's identifiers ("E09", "P12": letters and digits in one
+    word, not a value with its unit) that no manual of ``printed`` (what each prints,
+    ``TextSearch.printed``) prints, while one of them prints another code of the same
+    form: the same letters with as many digits ("E04", "E10"). A manual whose error
+    table skips E09 does not say what E09 means, however well its other words match the
+    question. A code of another form (a part number of other equipment, "TR-1640") says
+    nothing of what the manual lists; nor does one a page read by OCR may have misread
+    (``ocr_words`` holds a word of its length one character off: "E0S")."""
+    out = []
+    for ident in identifiers:
+        code = ident.lower()
+        if not _CODE.fullmatch(code) or quantity_keys(ident):
+            continue
+        if any(code in words for words in printed) or _misread(code, ocr_words):
+            continue
+        form = re.compile(re.sub(r"\d", r"\\d", code) + r"\Z")
+        if any(w != code and form.match(w) for words in printed for w in words):
+            out.append(ident)
+    return tuple(out)
+
+
+def _misread(code: str, words: Collection[str]) -> bool:
+    """Whether a word of ``words`` may be ``code`` misread: as long, one character off."""
+    return any(
+        len(w) == len(code) and sum(a != b for a, b in zip(w, code, strict=True)) <= 1
+        for w in words
+    )
 
 
 def _words_for(query: QueryAnalysis, key: str) -> list[str]:
@@ -178,6 +227,7 @@ def answer_from_search(result: SearchResult, search: TextSearch, store: Store) -
         known=search.known(terms),
         burstiness={t: search.burstiness(t) for t in terms},
         printed=search.printed,
+        ocr_words=search.ocr_words,
     )
 
 

@@ -156,6 +156,7 @@ class TextSearch:
         self._burst: dict[str, float] = {}
         # Per (document id, import time): what it prints, kept while it is in the library.
         self._printed: dict[tuple[int, str], frozenset[str]] = {}
+        self._ocr_words: dict[tuple[int, str], frozenset[str]] = {}
         if store.library_dir is not None:
             use_cache_folder(store.library_dir / "cache" / "units")
         add_vocabulary_views(store.db)
@@ -308,6 +309,16 @@ class TextSearch:
                 found |= stems_of.__wrapped__(text) | quantity_keys.__wrapped__(text)
             self._printed[key] = frozenset(found)
         return self._printed[key]
+
+    def ocr_words(self, doc_id: int) -> frozenset[str]:
+        """The words of a manual's pages read by OCR, lower-cased (any of them may be a
+        misreading); read once per manual, as ``printed`` is."""
+        imported = next((d.imported_at for d in self._documents if d.id == doc_id), "")
+        key = (doc_id, imported)
+        if key not in self._ocr_words:
+            rows = ocr_page_texts(self.store.db, [doc_id])
+            self._ocr_words[key] = frozenset(w for r in rows for w in tokenize(r[2] or ""))
+        return self._ocr_words[key]
 
     def _documents_with(self, word: str) -> int:
         if not word.replace("-", "").isalnum():

@@ -176,7 +176,9 @@ class AnswerTool(Tool):
         detail: dict[str, Any] = {"critic": None}
         if best is None or best[1].abstained:
             unprinted = best[1].unprinted if best else ()
-            event = self.abstain(state, best[1].support if best else 0.0, unprinted=unprinted)
+            unlisted = best[1].unlisted if best else ()
+            support = best[1].support if best else 0.0
+            event = self.abstain(state, support, unprinted=unprinted, unlisted=unlisted)
         else:
             run, quotes = best
             event, detail = self._checked(state, run, quotes)
@@ -204,6 +206,10 @@ class AnswerTool(Tool):
             if run is not first and manuals and top not in manuals:
                 continue
             quotes = self._quotes(run, first)
+            if run is first and quotes.unlisted:
+                # A code the manual does not list stays unlisted whatever a reworded
+                # search quotes.
+                return run, quotes
             if best is None or _better(quotes, best[1]):
                 best = (run, quotes)
         return best
@@ -254,9 +260,11 @@ class AnswerTool(Tool):
         support: float = 0.0,
         mode: str = "no-llm",
         unprinted: Sequence[str] = (),
+        unlisted: Sequence[str] = (),
     ) -> Answer:
         """The manuals don't say: which manuals and queries were searched, the closest page,
-        and the quantities asked for that the manual gives no value of (``unprinted``)."""
+        the quantities asked for that the manual gives no value of (``unprinted``) and the
+        codes it lists others of its form but not (``unlisted``)."""
         pages = self.pages(state, state.searches[0] if state.searches else None)
         found = state.environment.pages()
         titles = [p.title for p in found[:5]] or state.atlas.titles()
@@ -266,7 +274,7 @@ class AnswerTool(Tool):
         elsewhere = bool(found) and bool(named) and found[0].document_id not in named
         subject = state.atlas.titles(named) if elsewhere else []
         queries = state.searched_queries() or [state.prompt]
-        text = abstention(titles, queries, closest, subject, unprinted)
+        text = abstention(titles, queries, closest, subject, unprinted, unlisted)
         return Answer(text, [], True, pages, round(support, 3), mode)
 
     def pages(self, state: TreeData, primary: SearchRun | None) -> list[PageOut]:

@@ -1,0 +1,78 @@
+"""A code the manual lists others of its form but not this one ("E04" where the error table
+goes from E03 to E05) is declined, saying so; a code of no form the manual lists is not."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.agent.events import Answer
+from app.agent.extractive import unlisted_codes
+from app.config import Settings
+from app.library.embedding import HashingEmbedder
+from app.library.importer import Importer, import_blocking
+from app.library.library import Library
+from tests.helpers.agents import answerer
+from tests.helpers.pdfs import note_pdf
+
+ERRORS = {f"e0{n}" for n in (1, 2, 3, 5)} | {"fault", "pump"}
+
+
+@pytest.mark.parametrize(
+    ("identifiers", "unlisted"),
+    [
+        (("E04",), ("E04",)),  # E01-E03 and E05 are listed, E04 is not
+        (("E03",), ()),  # listed
+        (("E004",), ()),  # no listed code has three digits
+        (("TR1640",), ()),  # a part number of other equipment: no code of its form
+        (("12V",), ()),  # a value with its unit, not a code
+        (("RS485", "E04"), ("E04",)),
+    ],
+)
+def test_a_code_is_unlisted_when_the_manual_lists_others_of_its_form(
+    identifiers: tuple[str, ...], unlisted: tuple[str, ...]
+) -> None:
+    assert unlisted_codes(identifiers, [ERRORS]) == unlisted
+
+
+def test_a_code_a_page_read_by_ocr_may_have_misread_is_not_declined() -> None:
+    # An OCR'd page's "e0a" may be E04 misread: the manual may list it after all.
+    assert unlisted_codes(("E04",), [ERRORS], ocr_words={"e0a"}) == ()
+    assert unlisted_codes(("E04",), [ERRORS], ocr_words={"pump", "e1"}) == ("E04",)
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Library]:
+    root = tmp_path_factory.mktemp("codes")
+    pdf = note_pdf(
+        root / "Kestrel_HP9_Error_Codes.pdf",
+        "Kestrel HP9 Heat Pump Error Codes",
+        [
+            "E01: water flow switch fault. Check the circulating pump and the strainer.",
+            "E02: outdoor temperature sensor fault. Check the sensor plug.",
+            "E03: high pressure switch fault. Check the fan and the water flow.",
+            "E05: low pressure switch fault. Check for a refrigerant leak.",
+        ],
+    )
+    library = Library.open(root / "library")
+    importer = Importer(library, Settings(ocr_engine="none"), embedder=HashingEmbedder())
+    assert [r.status for r in import_blocking(importer, [pdf])] == ["imported"]
+    yield library
+    library.close()
+
+
+def _answer(library: Library, tmp_path: Path, question: str) -> Answer:
+    agent = answerer(library, HashingEmbedder(), tmp_path)
+    return next(e for e in agent.ask(question) if isinstance(e, Answer))
+
+
+def test_the_agent_declines_a_code_its_manual_does_not_list(
+    library: Library, tmp_path: Path
+) -> None:
+    unlisted = _answer(library, tmp_path, "The heat pump shows E04. What fault is that?")
+    assert unlisted.abstained and not unlisted.citations
+    assert "No page of the manual it is about lists E04" in unlisted.text
+    listed = _answer(library, tmp_path, "The heat pump shows E03. What fault is that?")
+    assert not listed.abstained and "high pressure switch" in listed.text
