@@ -198,15 +198,17 @@ def leave_one_out(samples: Sequence[Sample], max_false: float) -> LeftOut:
 def choose_signals(samples: Sequence[Sample], max_false: float) -> list[int]:
     """The set of signals a model does best with on corpora it was not fitted on: most
     unanswerables declined while false abstentions stay within ``max_false`` on every
-    corpus left out (then fewest false, then fewest signals). Within every corpus, not in
-    sum: a model that declines well on one trade and answers too few questions of another
-    does not generalise. Every subset is tried and the best few are printed."""
+    corpus left out (then fewest false, then the lowest share of false abstentions on the
+    worst corpus, then fewest signals). Within every corpus, not in sum: a model that
+    declines well on one trade and answers too few questions of another does not
+    generalise. Every subset is tried and the best few are printed."""
     scored = []
     for size in range(1, len(SIGNALS) + 1):
         for used in itertools.combinations(range(len(SIGNALS)), size):
             out = leave_one_out([_only(s, used) for s in samples], max_false)
             within = out.worst_false_share <= max_false
-            scored.append(((within, out.declined, -out.false, -size), used, out))
+            key = (within, out.declined, -out.false, -out.worst_false_share, -size)
+            scored.append((key, used, out))
     scored.sort(key=lambda x: x[0], reverse=True)
     print("signals by leave-one-corpus-out (summed over the corpora left out; the worst")
     print("corpus's false abstentions must stay within the limit):")
