@@ -181,16 +181,19 @@ def unlisted_codes(
     table skips E09 does not say what E09 means, however well its other words match the
     question. A code of another form (a part number of other equipment, "TR-1640") says
     nothing of what the manual lists; nor does one a page read by OCR may have misread
-    (``ocr_words`` holds a word of its length one character off: "E0S")."""
+    (``ocr_words`` holds a word of its length one character off: "E0S"). A question that
+    also names a code the manual prints ("after fuse F12 blew it shows E05") may be about
+    that one: none is declined."""
+    codes = [i for i in identifiers if _CODE.fullmatch(i.lower()) and not quantity_keys(i)]
+    if any(i.lower() in words for i in codes for words in printed):
+        return ()
     out = []
-    for ident in identifiers:
+    for ident in codes:
         code = ident.lower()
-        if not _CODE.fullmatch(code) or quantity_keys(ident):
-            continue
-        if any(code in words for words in printed) or _misread(code, ocr_words):
+        if _misread(code, ocr_words):
             continue
         form = re.compile(re.sub(r"\d", r"\\d", code) + r"\Z")
-        if any(w != code and form.match(w) for words in printed for w in words):
+        if any(form.match(w) for words in printed for w in words):
             out.append(ident)
     return tuple(out)
 
