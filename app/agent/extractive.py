@@ -182,8 +182,8 @@ def unlisted_codes(
     question. A code of another form (a part number of other equipment, "TR-1640") says
     nothing of what the manual lists; nor does one a page read by OCR may have misread
     (``ocr_words`` holds a word of its length one character off: "E0S"). A question that
-    also names a code the manual prints ("after fuse F12 blew it shows E05") may be about
-    that one: none is declined."""
+    also names a code the manual prints ("after board B12 was swapped it shows E05") may
+    be about that one: none is declined."""
     codes = [i for i in identifiers if _CODE.fullmatch(i.lower()) and not quantity_keys(i)]
     if any(i.lower() in words for i in codes for words in printed):
         return ()

@@ -164,8 +164,8 @@ def product_names(
     single word of the name (a maker, a series, a model number such as "685" or an
     acronym such as "EVB") does only when it is distinctive: three characters or more, not
     part of another manual's product name, and found in the text of at most one manual
-    (``doc_count``). That is what makes a word generic ("alarm", "meter",
-    "series"): other manuals print it too. Without ``doc_count`` no single word names a
+    (``doc_count``). That is what makes a word generic ("series", "unit"): other manuals
+    print it too. Without ``doc_count`` no single word names a
     product, since nothing can tell which are generic.
     """
     parts_of: dict[int, set[str]] = {}

@@ -206,10 +206,6 @@ class AnswerTool(Tool):
             if run is not first and manuals and top not in manuals:
                 continue
             quotes = self._quotes(run, first)
-            if run is first and quotes.unlisted:
-                # A code the manual does not list stays unlisted whatever a reworded
-                # search quotes.
-                return run, quotes
             if best is None or _better(quotes, best[1]):
                 best = (run, quotes)
         return best
@@ -226,13 +222,19 @@ class AnswerTool(Tool):
 
     def _quotes(self, run: SearchRun, first: SearchRun | None = None) -> ExtractiveAnswer:
         """Quotes from one search's pages. What is asked for (the parts and quantities of
-        the question) is the technician's question's, read by the ``first`` search: a
-        later search's words ("factory code unlock settings") no longer say it."""
+        the question) and the codes it names are the technician's question's, read by the
+        ``first`` search: a later search's words ("factory code unlock settings") no longer
+        say them."""
         res = self.resources
         result = run.result
         if first is not None and first is not run:
             asked = first.result.query
-            query = replace(result.query, parts=asked.parts, quantities=asked.quantities)
+            query = replace(
+                result.query,
+                parts=asked.parts,
+                quantities=asked.quantities,
+                identifiers=asked.identifiers,
+            )
             result = replace(result, query=query)
         with res.clock.timing("answerer"):
             return answer_from_search(result, res.text_search, res.library.store)
