@@ -6,11 +6,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from app.agent.events import Answer
 from app.agent.loop import Tree
 from app.agent.service import ModelChoice, build_answerer
 from app.config import Settings
-from app.library.embedding import Embedder
+from app.library.embedding import Embedder, HashingEmbedder
+from app.library.importer import Importer, import_blocking
 from app.library.library import Library
+from tests.helpers.pdfs import note_pdf
 
 
 def answerer(
@@ -30,3 +33,19 @@ def answerer(
     )
     agent.traces_dir = traces_dir
     return agent
+
+
+def note_library(root: Path, notes: dict[str, tuple[str, list[str]]]) -> Library:
+    """A library of one-page notes (file name: title and lines) imported without OCR and
+    with the hashing embedder; the caller closes it."""
+    pdfs = [note_pdf(root / name, title, lines) for name, (title, lines) in notes.items()]
+    library = Library.open(root / "library")
+    importer = Importer(library, Settings(ocr_engine="none"), embedder=HashingEmbedder())
+    assert {r.status for r in import_blocking(importer, pdfs)} == {"imported"}
+    return library
+
+
+def no_llm_answer(library: Library, traces_dir: Path, question: str) -> Answer:
+    """The no-LLM agent's answer event to one question."""
+    agent = answerer(library, HashingEmbedder(), traces_dir)
+    return next(e for e in agent.ask(question) if isinstance(e, Answer))

@@ -8,13 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from app.agent.events import Answer
-from app.config import Settings
-from app.library.embedding import HashingEmbedder
-from app.library.importer import Importer, import_blocking
 from app.library.library import Library
-from tests.helpers.agents import answerer
-from tests.helpers.pdfs import note_pdf
+from tests.helpers.agents import no_llm_answer, note_library
 
 NOTES = {
     "Lumen_AX200_Service_Note.pdf": (
@@ -36,18 +31,9 @@ NOTES = {
 
 @pytest.fixture(scope="module")
 def library(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Library]:
-    root = tmp_path_factory.mktemp("named")
-    pdfs = [note_pdf(root / name, title, lines) for name, (title, lines) in NOTES.items()]
-    library = Library.open(root / "library")
-    importer = Importer(library, Settings(ocr_engine="none"), embedder=HashingEmbedder())
-    assert [r.status for r in import_blocking(importer, pdfs)] == ["imported", "imported"]
+    library = note_library(tmp_path_factory.mktemp("named"), NOTES)
     yield library
     library.close()
-
-
-def _answer(library: Library, tmp_path: Path, question: str) -> Answer:
-    agent = answerer(library, HashingEmbedder(), tmp_path)
-    return next(e for e in agent.ask(question) if isinstance(e, Answer))
 
 
 def test_another_manuals_passage_does_not_answer_for_the_named_equipment(
@@ -55,12 +41,12 @@ def test_another_manuals_passage_does_not_answer_for_the_named_equipment(
 ) -> None:
     # The AX-200 note's radio line matches the question best, but the question is about
     # the BX-9: nothing of the AX-200 note is quoted, and the BX-9 note prints no frequency.
-    answer = _answer(library, tmp_path, "What RF frequency does the BX-9 use?")
+    answer = no_llm_answer(library, tmp_path, "What RF frequency does the BX-9 use?")
     assert answer.abstained and not answer.citations and "868" not in answer.text
     assert "No page of the manual it is about gives a frequency value." in answer.text
-    sensors = _answer(library, tmp_path, "How does the BX-9 talk to its wireless sensors?")
+    sensors = no_llm_answer(library, tmp_path, "How does the BX-9 talk to its wireless sensors?")
     assert "868" not in sensors.text
     assert {c.document for c in sensors.citations} <= {"Vesta_BX9_Service_Note.pdf"}
     # Asked of the equipment whose manual prints it, the same question is answered.
-    answered = _answer(library, tmp_path, "What RF frequency does the AX-200 use?")
+    answered = no_llm_answer(library, tmp_path, "What RF frequency does the AX-200 use?")
     assert not answered.abstained and "868 MHz" in answered.text

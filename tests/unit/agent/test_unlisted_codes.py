@@ -8,16 +8,22 @@ from pathlib import Path
 
 import pytest
 
-from app.agent.events import Answer
 from app.agent.extractive import unlisted_codes
-from app.config import Settings
-from app.library.embedding import HashingEmbedder
-from app.library.importer import Importer, import_blocking
 from app.library.library import Library
-from tests.helpers.agents import answerer
-from tests.helpers.pdfs import note_pdf
+from tests.helpers.agents import no_llm_answer, note_library
 
 ERRORS = {f"e0{n}" for n in (1, 2, 3, 5)} | {"fault", "pump"}
+NOTES = {
+    "Kestrel_HP9_Error_Codes.pdf": (
+        "Kestrel HP9 Heat Pump Error Codes",
+        [
+            "E01: water flow switch fault. Check the circulating pump and the strainer.",
+            "E02: outdoor temperature sensor fault. Check the sensor plug.",
+            "E03: high pressure switch fault. Check the fan and the water flow.",
+            "E05: low pressure switch fault. Check for a refrigerant leak.",
+        ],
+    ),
+}
 
 
 @pytest.mark.parametrize(
@@ -46,34 +52,16 @@ def test_a_code_a_page_read_by_ocr_may_have_misread_is_not_declined() -> None:
 
 @pytest.fixture(scope="module")
 def library(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Library]:
-    root = tmp_path_factory.mktemp("codes")
-    pdf = note_pdf(
-        root / "Kestrel_HP9_Error_Codes.pdf",
-        "Kestrel HP9 Heat Pump Error Codes",
-        [
-            "E01: water flow switch fault. Check the circulating pump and the strainer.",
-            "E02: outdoor temperature sensor fault. Check the sensor plug.",
-            "E03: high pressure switch fault. Check the fan and the water flow.",
-            "E05: low pressure switch fault. Check for a refrigerant leak.",
-        ],
-    )
-    library = Library.open(root / "library")
-    importer = Importer(library, Settings(ocr_engine="none"), embedder=HashingEmbedder())
-    assert [r.status for r in import_blocking(importer, [pdf])] == ["imported"]
+    library = note_library(tmp_path_factory.mktemp("codes"), NOTES)
     yield library
     library.close()
-
-
-def _answer(library: Library, tmp_path: Path, question: str) -> Answer:
-    agent = answerer(library, HashingEmbedder(), tmp_path)
-    return next(e for e in agent.ask(question) if isinstance(e, Answer))
 
 
 def test_the_agent_declines_a_code_its_manual_does_not_list(
     library: Library, tmp_path: Path
 ) -> None:
-    unlisted = _answer(library, tmp_path, "The heat pump shows E04. What fault is that?")
+    unlisted = no_llm_answer(library, tmp_path, "The heat pump shows E04. What fault is that?")
     assert unlisted.abstained and not unlisted.citations
     assert "No page of the manual it is about lists E04" in unlisted.text
-    listed = _answer(library, tmp_path, "The heat pump shows E03. What fault is that?")
+    listed = no_llm_answer(library, tmp_path, "The heat pump shows E03. What fault is that?")
     assert not listed.abstained and "high pressure switch" in listed.text
