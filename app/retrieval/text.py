@@ -300,25 +300,38 @@ class TextSearch:
         prints a value of (``query.stems_of``). A question asking for a quantity its manual
         never gives, nor names, cannot be answered from it. Read once per manual (a
         manual imported again is read again)."""
-        imported = next((d.imported_at for d in self._documents if d.id == doc_id), "")
-        key = (doc_id, imported)
-        if key not in self._printed:
+
+        def read() -> frozenset[str]:
             found: set[str] = set()
             for text in self.store.page_texts(doc_id):
                 # Read once: not worth the shared caches.
                 found |= stems_of.__wrapped__(text) | quantity_keys.__wrapped__(text)
-            self._printed[key] = frozenset(found)
-        return self._printed[key]
+            return frozenset(found)
+
+        return self._per_manual(self._printed, doc_id, read)
 
     def ocr_words(self, doc_id: int) -> frozenset[str]:
         """The words of a manual's pages read by OCR, lower-cased (any of them may be a
         misreading); read once per manual, as ``printed`` is."""
+
+        def read() -> frozenset[str]:
+            rows = ocr_page_texts(self.store.db, [doc_id])
+            return frozenset(w for r in rows for w in tokenize(r[2] or ""))
+
+        return self._per_manual(self._ocr_words, doc_id, read)
+
+    def _per_manual(
+        self,
+        cache: dict[tuple[int, str], frozenset[str]],
+        doc_id: int,
+        read: Callable[[], frozenset[str]],
+    ) -> frozenset[str]:
+        """``read()`` of a manual, kept while the same import of it is in the library."""
         imported = next((d.imported_at for d in self._documents if d.id == doc_id), "")
         key = (doc_id, imported)
-        if key not in self._ocr_words:
-            rows = ocr_page_texts(self.store.db, [doc_id])
-            self._ocr_words[key] = frozenset(w for r in rows for w in tokenize(r[2] or ""))
-        return self._ocr_words[key]
+        if key not in cache:
+            cache[key] = read()
+        return cache[key]
 
     def _documents_with(self, word: str) -> int:
         if not word.replace("-", "").isalnum():
