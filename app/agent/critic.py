@@ -159,12 +159,14 @@ def abstention(
     named: Sequence[str] = (),
     unprinted: Sequence[str] = (),
     unlisted: Sequence[str] = (),
+    foreign: Sequence[str] = (),
 ) -> str:
     """The plain "not in the manuals" answer, naming what was searched. With ``named``
     (the manuals of the equipment the question names) and the closest passage in another
     manual, it says so: that passage is about other equipment. ``unprinted`` names the
     quantities asked for that the manual prints no value of anywhere ("torque"),
-    ``unlisted`` the codes it lists others of their form but not these ("E09")."""
+    ``unlisted`` the codes it lists others of their form but not these ("E09"),
+    ``foreign`` the codes of equipment no manual of the library mentions ("V20")."""
     where = ", ".join(dict.fromkeys(titles)) or "the library"
     what = "; ".join(f"“{q}”" for q in dict.fromkeys(queries)) or "the question"
     subject = ", ".join(dict.fromkeys(named))
@@ -174,6 +176,12 @@ def abstention(
     if unlisted:
         codes = " or ".join(dict.fromkeys(unlisted))
         text += f" No page of the manual it is about lists {codes}, though it lists codes like it."
+    if foreign:
+        codes = " or ".join(dict.fromkeys(foreign))
+        text += (
+            f" No manual in the library mentions {codes}: if it is other equipment,"
+            " import its manual to ask about it."
+        )
     text += f" I searched {where} for {what}."
     if closest and subject:
         text += f" The closest passage was {closest}, in another manual, which is not about it."

@@ -31,6 +31,7 @@ from app.retrieval.query import (
     tokenize,
 )
 from app.retrieval.regions import is_contents_line
+from app.retrieval.terms import is_code, one_off
 from app.retrieval.text import PageHit, SearchResult, TextSearch, header_band
 from app.retrieval.units import (
     asked_key,
@@ -103,6 +104,9 @@ class ExtractiveAnswer:
     # The codes the question names that its manuals never print, though they print
     # others of the same form ("E09" where the error table lists E01 to E08 and E10).
     unlisted: tuple[str, ...] = ()
+    # The codes the question names that no manual of the library prints, when it names
+    # no product of the library ("the Siemens V20"): its manual is not in the library.
+    foreign: tuple[str, ...] = ()
 
 
 def answer_extractively(
@@ -115,13 +119,27 @@ def answer_extractively(
     burstiness: Mapping[str, float] | None = None,
     printed: Callable[[int], Collection[str]] | None = None,
     ocr_words: Callable[[int], Collection[str]] | None = None,
+    foreign: Sequence[str] = (),
 ) -> ExtractiveAnswer:
     """Quote the best supporting sentences of the top pages, or abstain. ``known`` are
     the question's terms the library holds at all (``TextSearch.known``). Quotes are
     chosen by the terms' weight times their ``burstiness`` (``TextSearch.burstiness``:
     how a question is put weighs little), as pages are ranked; whether to answer is
-    judged on the plain weights the abstention model was fitted on."""
+    judged on the plain weights the abstention model was fitted on. ``foreign`` are the
+    codes of equipment no manual of the library mentions (``foreign_codes``): such a
+    question is declined, naming them (after a code its manual lists others like:
+    "E09" is better told as missing from the E01-E10 table)."""
     pages = answer_pages(result, max_pages)
+    if printed is not None and pages:
+        manuals = {p.document_id for p in pages}
+        misread = [ocr_words(m) for m in manuals] if ocr_words is not None else []
+        unlisted = unlisted_codes(
+            result.query.identifiers, [printed(m) for m in manuals], frozenset().union(*misread)
+        )
+        if unlisted:
+            return replace(_abstain(result, 0.0), unlisted=unlisted)
+    if foreign:
+        return replace(_abstain(result, 0.0), foreign=tuple(foreign))
     if printed is not None and pages and result.query.quantities:
         # A manual that prints no value of the quantity asked for ("how many mAh")
         # anywhere, nor the question's word for it, does not state it, however well its
@@ -136,14 +154,6 @@ def answer_extractively(
         if unprinted:
             names = tuple(_quantity_asked(result.query.terms, q) for q in unprinted)
             return replace(_abstain(result, 0.0), unprinted=names)
-    if printed is not None and pages:
-        manuals = {p.document_id for p in pages}
-        misread = [ocr_words(m) for m in manuals] if ocr_words is not None else []
-        unlisted = unlisted_codes(
-            result.query.identifiers, [printed(m) for m in manuals], frozenset().union(*misread)
-        )
-        if unlisted:
-            return replace(_abstain(result, 0.0), unlisted=unlisted)
     # A passage a manual prints on two pages is quoted once, from the better-ranked page.
     units = _dedupe([u for rank, hit in enumerate(pages) for u in _units(store, hit, rank)])
     if not units:
@@ -190,7 +200,7 @@ def unlisted_codes(
     out = []
     for ident in codes:
         code = ident.lower()
-        if _misread(code, ocr_words):
+        if one_off(code, ocr_words):
             continue
         form = re.compile(re.sub(r"\d", r"\\d", code) + r"\Z")
         if any(form.match(w) for words in printed for w in words):
@@ -198,12 +208,23 @@ def unlisted_codes(
     return tuple(out)
 
 
-def _misread(code: str, words: Collection[str]) -> bool:
-    """Whether a word of ``words`` may be ``code`` misread: as long, one character off."""
-    return any(
-        len(w) == len(code) and sum(a != b for a, b in zip(w, code, strict=True)) <= 1
-        for w in words
-    )
+def foreign_codes(
+    query: QueryAnalysis, unprinted: Callable[[Sequence[str]], Sequence[str]]
+) -> tuple[str, ...]:
+    """The codes a question names ("the Siemens V20", "a KX-400 meter") when no manual
+    of the library prints any of them (``unprinted``: ``TextSearch.unprinted_codes``) and
+    the question names no manual's product: it is about equipment whose manual is not in
+    the library, and a manual that shares its other words ("output current") says nothing
+    about it. A value with its unit ("24 V") is no code. A question that also names a
+    product of the library, or a code some manual prints, may be about that one: none is
+    declined."""
+    if query.products:
+        return ()
+    codes = [i for i in query.identifiers if is_code(i) and not quantity_keys(i)]
+    if not codes:
+        return ()
+    missing = tuple(unprinted(codes))
+    return missing if len(missing) == len(codes) else ()
 
 
 def _words_for(query: QueryAnalysis, key: str) -> list[str]:
@@ -231,6 +252,7 @@ def answer_from_search(result: SearchResult, search: TextSearch, store: Store) -
         burstiness={t: search.burstiness(t) for t in terms},
         printed=search.printed,
         ocr_words=search.ocr_words,
+        foreign=foreign_codes(result.query, search.unprinted_codes),
     )
 
 

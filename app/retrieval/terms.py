@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from functools import lru_cache
 from itertools import pairwise
 
@@ -187,3 +187,52 @@ class TermFilter:
         if self._short is not None and self._short.search(low):
             return True
         return self._long is not None and self._long.search(low.replace(" ", "")) is not None
+
+
+# A code is written "FT-60", "FT 60" or "ft60" by different manuals and people ("V2.0" is
+# a version, not "V20").
+_CODE_SEPARATORS = re.compile(r"[\s_\-]")
+_HAS_LETTER = re.compile(r"[a-z]")
+_HAS_DIGIT = re.compile(r"\d")
+
+
+def code_key(code: str) -> str:
+    """A code however it is written: lower-cased, without spaces, hyphens and underscores
+    ("FT-60", "FT 60" and "ft60" are one code)."""
+    return _CODE_SEPARATORS.sub("", code.lower())
+
+
+def is_code(word: str) -> bool:
+    """Whether a word is a code: letters and digits in one word ("V20", "KP-20", "6X4")."""
+    low = word.lower()
+    return bool(_HAS_LETTER.search(low) and _HAS_DIGIT.search(low))
+
+
+def printed_codes(text: str) -> frozenset[str]:
+    """The ``code_key`` of every code a text prints: each word holding letters and digits,
+    and each word of letters followed by a number ("FT 60")."""
+    tokens = tokenize(text)
+    found = {code_key(t) for t in tokens if is_code(t)}
+    found.update(a + b for a, b in pairwise(tokens) if a.isalpha() and b.isdigit())
+    return frozenset(found)
+
+
+# Characters OCR takes for one another (in lower case): a scan's "E0S" may be "E05", its
+# "C2O" "C20"; its "120" is no misreading of "V20".
+_LOOKALIKES = frozenset(
+    frozenset(pair) for pair in "0o 0d 0q 1l 1i 1t il 5s 2z 8b 83 6g 6b 9g 9q 4a uv ce 7t".split()
+)
+
+
+def one_off(word: str, words: Collection[str]) -> bool:
+    """Whether ``words`` hold ``word`` or a word OCR may have read for it: as long, with
+    one character another OCR takes it for ("E0S" for "E05")."""
+    if word in words:
+        return True
+    for w in words:
+        if len(w) != len(word):
+            continue
+        diff = [(a, b) for a, b in zip(w, word, strict=True) if a != b]
+        if len(diff) == 1 and frozenset(diff[0]) in _LOOKALIKES:
+            return True
+    return False

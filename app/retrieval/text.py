@@ -61,7 +61,15 @@ from app.retrieval.regions import (
     idf_weights,
     select_regions,
 )
-from app.retrieval.terms import OcrVocabulary, expansions, term_filter, word_stems
+from app.retrieval.terms import (
+    OcrVocabulary,
+    code_key,
+    expansions,
+    one_off,
+    printed_codes,
+    term_filter,
+    word_stems,
+)
 from app.retrieval.units import VAGUE_BESIDE, gives_quantity, quantity_keys, use_cache_folder
 from app.retrieval.vectors import Hit, VectorIndex
 
@@ -157,6 +165,7 @@ class TextSearch:
         # Per (document id, import time): what it prints, kept while it is in the library.
         self._printed: dict[tuple[int, str], frozenset[str]] = {}
         self._ocr_words: dict[tuple[int, str], frozenset[str]] = {}
+        self._codes: dict[tuple[int, str], frozenset[str]] = {}
         if store.library_dir is not None:
             use_cache_folder(store.library_dir / "cache" / "units")
         add_vocabulary_views(store.db)
@@ -319,6 +328,31 @@ class TextSearch:
             return frozenset(w for r in rows for w in tokenize(r[2] or ""))
 
         return self._per_manual(self._ocr_words, doc_id, read)
+
+    def codes(self, doc_id: int) -> frozenset[str]:
+        """The codes a manual prints ("KP-20", "FT 60", "E09"), as ``terms.code_key``
+        writes them; read once per manual, as ``printed`` is."""
+
+        def read() -> frozenset[str]:
+            return frozenset().union(*map(printed_codes, self.store.page_texts(doc_id)))
+
+        return self._per_manual(self._codes, doc_id, read)
+
+    def unprinted_codes(self, codes: Sequence[str]) -> tuple[str, ...]:
+        """Those of ``codes`` that no manual of the library prints, however it writes
+        them ("FT-60", "FT 60", "ft60"), nor may print misread: a page read by OCR holds no
+        word of the same length one character off ("HFT-9O")."""
+        self._refresh()
+        wanted = {c: code_key(c) for c in codes}
+        for doc in self._documents:
+            printed = self.codes(doc.id)
+            misread = {code_key(w) for w in self.ocr_words(doc.id)} if doc.ocr_pages else set()
+            wanted = {
+                c: k for c, k in wanted.items() if k not in printed and not one_off(k, misread)
+            }
+            if not wanted:
+                break
+        return tuple(wanted)
 
     def _per_manual(
         self,

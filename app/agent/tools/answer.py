@@ -25,6 +25,7 @@ from app.agent.extractive import (
     ExtractiveAnswer,
     answer_from_search,
     answer_manuals,
+    foreign_codes,
 )
 from app.agent.state import Found, SearchRun, TreeData
 from app.agent.tools import Tool, ToolResult, ToolRun
@@ -71,7 +72,19 @@ class AnswerTool(Tool):
 
     # ---- LLM ---------------------------------------------------------------------------
     def with_llm(self, state: TreeData, inputs: AnswerInputs) -> Generator[Event, None, ToolResult]:
-        """Stream the AnswerQuestion signature's answer, then let the critic judge it."""
+        """Stream the AnswerQuestion signature's answer, then let the critic judge it. A
+        question about equipment no manual of the library mentions is declined first: a
+        model handed another manual's pages would answer from them."""
+        first = _first(state)
+        foreign = (
+            foreign_codes(first.result.query, self.resources.text_search.unprinted_codes)
+            if first is not None
+            else ()
+        )
+        if foreign:
+            event = self.abstain(state, mode="llm", foreign=foreign)
+            yield from stream_text(event.text)
+            return ToolResult("abstained", "answer", answer=event, detail={"critic": None})
         evidence = self.evidence_pages(state, inputs.refs)
         texts = {n: self.page_text(state, item) for n, item in enumerate(evidence, start=1)}
         yield Status("Writing the answer…", self.name)
@@ -177,8 +190,11 @@ class AnswerTool(Tool):
         if best is None or best[1].abstained:
             unprinted = best[1].unprinted if best else ()
             unlisted = best[1].unlisted if best else ()
+            foreign = best[1].foreign if best else ()
             support = best[1].support if best else 0.0
-            event = self.abstain(state, support, unprinted=unprinted, unlisted=unlisted)
+            event = self.abstain(
+                state, support, unprinted=unprinted, unlisted=unlisted, foreign=foreign
+            )
         else:
             run, quotes = best
             event, detail = self._checked(state, run, quotes)
@@ -263,10 +279,12 @@ class AnswerTool(Tool):
         mode: str = "no-llm",
         unprinted: Sequence[str] = (),
         unlisted: Sequence[str] = (),
+        foreign: Sequence[str] = (),
     ) -> Answer:
         """The manuals don't say: which manuals and queries were searched, the closest page,
-        the quantities asked for that the manual gives no value of (``unprinted``) and the
-        codes it lists others of its form but not (``unlisted``)."""
+        the quantities asked for that the manual gives no value of (``unprinted``), the
+        codes it lists others of its form but not (``unlisted``) and those of equipment no
+        manual mentions (``foreign``)."""
         pages = self.pages(state, state.searches[0] if state.searches else None)
         found = state.environment.pages()
         titles = [p.title for p in found[:5]] or state.atlas.titles()
@@ -276,7 +294,7 @@ class AnswerTool(Tool):
         elsewhere = bool(found) and bool(named) and found[0].document_id not in named
         subject = state.atlas.titles(named) if elsewhere else []
         queries = state.searched_queries() or [state.prompt]
-        text = abstention(titles, queries, closest, subject, unprinted, unlisted)
+        text = abstention(titles, queries, closest, subject, unprinted, unlisted, foreign)
         return Answer(text, [], True, pages, round(support, 3), mode)
 
     def pages(self, state: TreeData, primary: SearchRun | None) -> list[PageOut]:

@@ -234,3 +234,18 @@ def test_saved_programs_are_loaded_at_start(
     prompt = scripted.prompts["decide"][0]
     assert "TUNED: prefer the wiring tables." in prompt
     assert DATA_RULE in prompt, "a tuned program keeps the rule that manual text is data"
+
+
+def test_equipment_no_manual_mentions_is_declined_before_the_model_writes(
+    make_agent: Callable[..., Tree], scripted: ScriptedModel
+) -> None:
+    # Handed the AX-200's pages, a model would answer from them; the V20 is not in the
+    # library, so the answer says so and the model is not asked to write one.
+    scripted.decisions.extend(
+        [decision("text_search", query="V20 AUX terminal supply"), decision("answer")]
+    )
+    scripted.answers.append(answer_reply(GOOD))
+    answer = answer_of(run(make_agent(scripted), "What does the AUX terminal of the V20 supply?"))
+    assert answer.abstained and not answer.citations
+    assert "No manual in the library mentions V20" in answer.text
+    assert not scripted.prompts.get("answer"), "the model wrote no answer"

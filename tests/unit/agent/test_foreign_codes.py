@@ -1,0 +1,94 @@
+"""A question naming equipment no manual of the library mentions ("the Siemens V20") is
+declined, naming it, instead of answered from another manual that shares its other words;
+a code some manual prints, however it is written, or one a scan may have misread, is not."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from app.agent.extractive import foreign_codes
+from app.library.library import Library
+from app.retrieval.query import QueryAnalysis
+from app.retrieval.terms import code_key, one_off, printed_codes
+from tests.helpers.agents import no_llm_answer, note_library
+
+NOTES = {
+    "Kestrel_HP9_Installation.pdf": (
+        "Kestrel HP9 Heat Pump Installation",
+        [
+            "The maximum output current of the HP9 inverter is 16 A.",
+            "Connect the FT 60 remote sensor to terminal X4 with a screened cable.",
+            "Firmware V2.0 adds the night mode.",
+        ],
+    ),
+}
+
+
+def test_a_code_is_one_code_however_it_is_written() -> None:
+    assert code_key("FT-60") == code_key("FT 60") == code_key("ft60") == "ft60"
+    codes = printed_codes(
+        "Fit the FT 60 sensor, the KP-20 keypad and firmware V2.0 to terminal X4."
+    )
+    assert {"ft60", "kp20", "x4"} <= codes
+    assert "v20" not in codes, "a version number is not the code V20"
+    assert "terminal" not in codes and "60" not in codes
+
+
+def test_a_scan_may_misread_a_code_only_as_a_lookalike() -> None:
+    assert one_off("e05", {"e0s"}), "OCR reads 5 as S"
+    assert one_off("c20", {"c2o"}), "and 0 as O"
+    assert not one_off("v20", {"120", "220", "r20"}), "V is no lookalike of 1, 2 or R"
+    assert not one_off("e05", {"e0"}), "nor is a shorter word"
+
+
+def _query(identifiers: Sequence[str], products: tuple[int, ...] = ()) -> QueryAnalysis:
+    return QueryAnalysis("q", (), tuple(identifiers), (), products)
+
+
+def _unprinted(printed: set[str]) -> Callable[[Sequence[str]], tuple[str, ...]]:
+    """``TextSearch.unprinted_codes`` of a library printing the code keys ``printed``."""
+    return lambda codes: tuple(c for c in codes if code_key(c) not in printed)
+
+
+@pytest.mark.parametrize(
+    ("identifiers", "products", "foreign"),
+    [
+        (("V20",), (), ("V20",)),  # no manual prints it
+        (("FT-60",), (), ()),  # printed as "FT 60"
+        (("V20", "X4"), (), ()),  # it may be about X4, which a manual prints
+        (("V20",), (1,), ()),  # it names a product of the library too
+        (("24 V",), (), ()),  # a value with its unit is no code
+        ((), (), ()),
+    ],
+)
+def test_foreign_codes(
+    identifiers: tuple[str, ...], products: tuple[int, ...], foreign: tuple[str, ...]
+) -> None:
+    assert foreign_codes(_query(identifiers, products), _unprinted({"ft60", "x4"})) == foreign
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Library]:
+    library = note_library(tmp_path_factory.mktemp("foreign"), NOTES)
+    yield library
+    library.close()
+
+
+def test_the_agent_declines_equipment_no_manual_mentions(library: Library, tmp_path: Path) -> None:
+    foreign = no_llm_answer(
+        library, tmp_path, "What is the maximum output current of the Siemens V20 inverter?"
+    )
+    assert foreign.abstained and not foreign.citations
+    assert "No manual in the library mentions V20" in foreign.text
+    assert "import its manual" in foreign.text
+    # The same question of the equipment the library holds is answered.
+    own = no_llm_answer(library, tmp_path, "What is the maximum output current of the inverter?")
+    assert not own.abstained and "16 A" in own.text
+
+
+def test_a_code_written_another_way_is_the_manuals(library: Library, tmp_path: Path) -> None:
+    answer = no_llm_answer(library, tmp_path, "Which terminal does the FT-60 sensor connect to?")
+    assert not answer.abstained and "X4" in answer.text
