@@ -166,7 +166,7 @@ def abstention(
     manual, it says so: that passage is about other equipment. ``unprinted`` names the
     quantities asked for that the manual prints no value of anywhere ("torque"),
     ``unlisted`` the codes it lists others of their form but not these ("E09"),
-    ``foreign`` the codes of equipment no manual of the library mentions ("V20")."""
+    ``foreign`` the equipment no manual of the library mentions ("V20")."""
     where = ", ".join(dict.fromkeys(titles)) or "the library"
     what = "; ".join(f"“{q}”" for q in dict.fromkeys(queries)) or "the question"
     subject = ", ".join(dict.fromkeys(named))

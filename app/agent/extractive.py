@@ -31,7 +31,7 @@ from app.retrieval.query import (
     tokenize,
 )
 from app.retrieval.regions import is_contents_line
-from app.retrieval.terms import is_code, one_off
+from app.retrieval.terms import is_code, name_runs, one_off
 from app.retrieval.text import PageHit, SearchResult, TextSearch, header_band
 from app.retrieval.units import (
     asked_key,
@@ -104,8 +104,8 @@ class ExtractiveAnswer:
     # The codes the question names that its manuals never print, though they print
     # others of the same form ("E09" where the error table lists E01 to E08 and E10).
     unlisted: tuple[str, ...] = ()
-    # The codes the question names that no manual of the library prints, when it names
-    # no product of the library ("the Siemens V20"): its manual is not in the library.
+    # The equipment the question names that no manual of the library mentions, when it
+    # names no product of the library ("the Siemens V20"): its manual is not in the library.
     foreign: tuple[str, ...] = ()
 
 
@@ -125,8 +125,8 @@ def answer_extractively(
     the question's terms the library holds at all (``TextSearch.known``). Quotes are
     chosen by the terms' weight times their ``burstiness`` (``TextSearch.burstiness``:
     how a question is put weighs little), as pages are ranked; whether to answer is
-    judged on the plain weights the abstention model was fitted on. ``foreign`` are the
-    codes of equipment no manual of the library mentions (``foreign_codes``): such a
+    judged on the plain weights the abstention model was fitted on. ``foreign`` is the
+    equipment no manual of the library mentions (``foreign_equipment``): such a
     question is declined, naming them (after a code its manual lists others like:
     "E09" is better told as missing from the E01-E10 table)."""
     pages = answer_pages(result, max_pages)
@@ -208,23 +208,31 @@ def unlisted_codes(
     return tuple(out)
 
 
-def foreign_codes(
-    query: QueryAnalysis, unprinted: Callable[[Sequence[str]], Sequence[str]]
+def foreign_equipment(
+    query: QueryAnalysis,
+    unprinted: Callable[[Sequence[str]], Sequence[str]],
+    unknown: Callable[[Sequence[str]], Sequence[str]] | None = None,
 ) -> tuple[str, ...]:
-    """The codes a question names ("the Siemens V20", "a KX-400 meter") when no manual
-    of the library prints any of them (``unprinted``: ``TextSearch.unprinted_codes``) and
-    the question names no manual's product: it is about equipment whose manual is not in
-    the library, and a manual that shares its other words ("output current") says nothing
-    about it. A value with its unit ("24 V") is no code. A question that also names a
-    product of the library, or a code some manual prints, may be about that one: none is
-    declined."""
+    """The equipment a question names that no manual of the library mentions, when it
+    names no manual's product: its codes ("the Siemens V20", "a KX-400 meter") when no
+    manual prints any of them (``unprinted``: ``TextSearch.unprinted_codes``), and its
+    runs of capitalised words ("the Daikin Altherma", ``terms.name_runs``) when no manual
+    prints a word of them (``unknown``: ``TextSearch.unknown_words``). Such a question is
+    about equipment whose manual is not in the library, and a manual that shares its
+    other words ("output current") says nothing about it. A value with its unit ("24 V")
+    is no code; a single capitalised word ("a Fluke meter") names no equipment for sure.
+    A question that also names a product of the library, or a code some manual prints,
+    may be about that one: nothing is declined."""
     if query.products:
         return ()
     codes = [i for i in query.identifiers if is_code(i) and not quantity_keys(i)]
-    if not codes:
+    missing = tuple(unprinted(codes)) if codes else ()
+    if len(missing) < len(codes):
         return ()
-    missing = tuple(unprinted(codes))
-    return missing if len(missing) == len(codes) else ()
+    if unknown is None:
+        return missing
+    runs = name_runs(query.text)
+    return missing + tuple(" ".join(r) for r in runs if len(unknown(r)) == len(r))
 
 
 def _words_for(query: QueryAnalysis, key: str) -> list[str]:
@@ -252,7 +260,7 @@ def answer_from_search(result: SearchResult, search: TextSearch, store: Store) -
         burstiness={t: search.burstiness(t) for t in terms},
         printed=search.printed,
         ocr_words=search.ocr_words,
-        foreign=foreign_codes(result.query, search.unprinted_codes),
+        foreign=foreign_equipment(result.query, search.unprinted_codes, search.unknown_words),
     )
 
 

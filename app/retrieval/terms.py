@@ -20,6 +20,7 @@ from functools import lru_cache
 from itertools import pairwise
 
 from app.retrieval.query import alias_map, part_stems, stem, tokenize
+from app.retrieval.stopwords import STOPWORDS
 from app.retrieval.units import QUANTITY_HINT, quantity_keys
 
 # Shorter words have too many real neighbours one edit away ("zone"/"done").
@@ -236,3 +237,39 @@ def one_off(word: str, words: Collection[str]) -> bool:
         if len(diff) == 1 and frozenset(diff[0]) in _LOOKALIKES:
             return True
     return False
+
+
+_WORD_AT = re.compile(r"[A-Za-z][A-Za-z0-9'-]*")
+_SENTENCE_END = re.compile(r"[.?!:;]\s*$")
+
+
+def name_runs(text: str) -> list[tuple[str, ...]]:
+    """Two or more capitalised words in a row ("the Daikin Altherma", "a Texecom Premier
+    Elite"): how a maker and a product or series are written. A word that starts a
+    sentence is capitalised anyway and counts for none; nor do function words, words of
+    fewer than three letters, or words with digits (codes: ``is_code``)."""
+    runs: list[tuple[str, ...]] = []
+    run: list[str] = []
+    end = 0
+    for match in _WORD_AT.finditer(text):
+        word, gap = match.group(0), text[end : match.start()]
+        starts = not text[: match.start()].strip() or bool(
+            _SENTENCE_END.search(text[: match.start()])
+        )
+        named = (
+            word[0].isupper()
+            and word.isalpha()
+            and len(word) >= 3
+            and word.lower() not in STOPWORDS
+            and not starts
+        )
+        if not named or (run and gap.strip()):
+            if len(run) >= 2:
+                runs.append(tuple(run))
+            run = []
+        if named:
+            run.append(word)
+        end = match.end()
+    if len(run) >= 2:
+        runs.append(tuple(run))
+    return runs

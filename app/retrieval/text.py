@@ -354,6 +354,11 @@ class TextSearch:
                 break
         return tuple(wanted)
 
+    def unknown_words(self, words: Sequence[str]) -> tuple[str, ...]:
+        """Those of ``words`` no manual of the library prints in any form (``known``)."""
+        held = self.known([w.lower() for w in words])
+        return tuple(w for w in words if w.lower() not in held)
+
     def _per_manual(
         self,
         cache: dict[tuple[int, str], frozenset[str]],

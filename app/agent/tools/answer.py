@@ -25,7 +25,7 @@ from app.agent.extractive import (
     ExtractiveAnswer,
     answer_from_search,
     answer_manuals,
-    foreign_codes,
+    foreign_equipment,
 )
 from app.agent.state import Found, SearchRun, TreeData
 from app.agent.tools import Tool, ToolResult, ToolRun
@@ -76,8 +76,9 @@ class AnswerTool(Tool):
         question about equipment no manual of the library mentions is declined first: a
         model handed another manual's pages would answer from them."""
         first = _first(state)
+        search = self.resources.text_search
         foreign = (
-            foreign_codes(first.result.query, self.resources.text_search.unprinted_codes)
+            foreign_equipment(first.result.query, search.unprinted_codes, search.unknown_words)
             if first is not None
             else ()
         )
@@ -210,7 +211,8 @@ class AnswerTool(Tool):
         answer may quote (``answer_manuals``: those the question names, else that of its
         best page): the ranking shown is the first search's, and a search narrowed to
         another manual finds words in common ("press and hold") in equipment nobody asked
-        about."""
+        about. A question naming equipment no manual mentions is declined by the first
+        search's quotes, which read it as the technician wrote it (``foreign_equipment``)."""
         compared = self._compared(state)
         if compared is not None:
             return compared
@@ -222,6 +224,8 @@ class AnswerTool(Tool):
             if run is not first and manuals and top not in manuals:
                 continue
             quotes = self._quotes(run, first)
+            if quotes.foreign:
+                return run, quotes  # the question names equipment no manual mentions
             if best is None or _better(quotes, best[1]):
                 best = (run, quotes)
         return best

@@ -1,6 +1,7 @@
-"""A question naming equipment no manual of the library mentions ("the Siemens V20") is
-declined, naming it, instead of answered from another manual that shares its other words;
-a code some manual prints, however it is written, or one a scan may have misread, is not."""
+"""A question naming equipment no manual of the library mentions ("the Siemens V20", "the
+Daikin Altherma") is declined, naming it, instead of answered from another manual that
+shares its other words; a code some manual prints, however it is written, or one a scan
+may have misread, is not."""
 
 from __future__ import annotations
 
@@ -9,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from app.agent.extractive import foreign_codes
+from app.agent.extractive import foreign_equipment
 from app.library.library import Library
 from app.retrieval.query import QueryAnalysis
-from app.retrieval.terms import code_key, one_off, printed_codes
+from app.retrieval.terms import code_key, name_runs, one_off, printed_codes
 from tests.helpers.agents import no_llm_answer, note_library
 
 NOTES = {
@@ -44,8 +45,25 @@ def test_a_scan_may_misread_a_code_only_as_a_lookalike() -> None:
     assert not one_off("e05", {"e0"}), "nor is a shorter word"
 
 
-def _query(identifiers: Sequence[str], products: tuple[int, ...] = ()) -> QueryAnalysis:
-    return QueryAnalysis("q", (), tuple(identifiers), (), products)
+@pytest.mark.parametrize(
+    ("text", "runs"),
+    [
+        ("How do I reset the filter on the Daikin Altherma?", [("Daikin", "Altherma")]),
+        ("Is a Texecom Premier Elite 24 like it?", [("Texecom", "Premier", "Elite")]),
+        ("Can I use a Fluke meter on it?", []),  # one word names nothing for sure
+        ("Daikin Altherma: how do I reset it?", []),  # a sentence's first word is capitalised
+        ("Is the Siemens, Bosch or ABB drive better?", []),  # a list, not a name
+        ("What does the LED on the KP-20 mean?", []),  # codes are told apart (is_code)
+    ],
+)
+def test_name_runs(text: str, runs: list[tuple[str, ...]]) -> None:
+    assert name_runs(text) == runs
+
+
+def _query(
+    identifiers: Sequence[str], products: tuple[int, ...] = (), text: str = "q"
+) -> QueryAnalysis:
+    return QueryAnalysis(text, (), tuple(identifiers), (), products)
 
 
 def _unprinted(printed: set[str]) -> Callable[[Sequence[str]], tuple[str, ...]]:
@@ -64,10 +82,23 @@ def _unprinted(printed: set[str]) -> Callable[[Sequence[str]], tuple[str, ...]]:
         ((), (), ()),
     ],
 )
-def test_foreign_codes(
+def test_foreign_equipment(
     identifiers: tuple[str, ...], products: tuple[int, ...], foreign: tuple[str, ...]
 ) -> None:
-    assert foreign_codes(_query(identifiers, products), _unprinted({"ft60", "x4"})) == foreign
+    assert foreign_equipment(_query(identifiers, products), _unprinted({"ft60", "x4"})) == foreign
+
+
+def test_a_name_no_manual_prints_a_word_of_is_foreign() -> None:
+    def unknown(words: Sequence[str]) -> tuple[str, ...]:  # the library prints "hybrid"
+        return tuple(w for w in words if w.lower() != "hybrid")
+
+    def ask(text: str, identifiers: Sequence[str] = ()) -> tuple[str, ...]:
+        return foreign_equipment(_query(identifiers, text=text), _unprinted({"x4"}), unknown)
+
+    assert ask("How do I reset the Daikin Altherma?") == ("Daikin Altherma",)
+    assert ask("Where is the fuse on the Daikin Hybrid?") == (), "the library prints Hybrid"
+    assert ask("How is the Daikin Altherma wired to X4?", ["X4"]) == (), "X4 is printed"
+    assert ask("Does the Daikin Altherma FTX35 fit?", ["FTX35"]) == ("FTX35", "Daikin Altherma")
 
 
 @pytest.fixture(scope="module")
@@ -87,6 +118,8 @@ def test_the_agent_declines_equipment_no_manual_mentions(library: Library, tmp_p
     # The same question of the equipment the library holds is answered.
     own = no_llm_answer(library, tmp_path, "What is the maximum output current of the inverter?")
     assert not own.abstained and "16 A" in own.text
+    named = no_llm_answer(library, tmp_path, "How do I reset the filter on the Daikin Altherma?")
+    assert named.abstained and "No manual in the library mentions Daikin Altherma" in named.text
 
 
 def test_a_code_written_another_way_is_the_manuals(library: Library, tmp_path: Path) -> None:
