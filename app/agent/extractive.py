@@ -31,7 +31,7 @@ from app.retrieval.query import (
     tokenize,
 )
 from app.retrieval.regions import is_contents_line
-from app.retrieval.terms import is_code, name_runs, one_off
+from app.retrieval.terms import code_key, is_code, name_runs, one_off
 from app.retrieval.text import PageHit, SearchResult, TextSearch, header_band
 from app.retrieval.units import (
     asked_key,
@@ -225,7 +225,16 @@ def foreign_equipment(
     may be about that one: nothing is declined."""
     if query.products:
         return ()
-    codes = [i for i in query.identifiers if is_code(i) and not quantity_keys(i)]
+    codes = [i for i in query.identifiers if is_code(i) and not _is_value(i)]
+    # A model code may start in lower case ("a Schneider iEM3255"), which is no identifier.
+    keys = {code_key(c) for c in codes}
+    for token in _WORDS.findall(query.text):
+        digits, letters = sum(c.isdigit() for c in token), sum(c.isalpha() for c in token)
+        if not token[0].isalpha() or digits < 3 or letters < 2:
+            continue  # "3x230V" is values
+        if code_key(token) not in keys and not _is_value(token):
+            codes.append(token)
+            keys.add(code_key(token))
     missing = tuple(unprinted(codes)) if codes else ()
     if len(missing) < len(codes):
         return ()
@@ -233,6 +242,16 @@ def foreign_equipment(
         return missing
     runs = name_runs(query.text)
     return missing + tuple(" ".join(r) for r in runs if len(unknown(r)) == len(r))
+
+
+# Words of a question: one that starts with a letter and holds at least two letters and
+# three digits ("iEM3255", "SGD7S-2R8A") is a model code, whatever its case.
+_WORDS = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*")
+
+
+def _is_value(word: str) -> bool:
+    """Whether a word is a value with its unit ("24V", "5R"), not a code ("UV-5R")."""
+    return any(m.group(0).strip() == word.strip() for m, _ in printed_values(word))
 
 
 def _words_for(query: QueryAnalysis, key: str) -> list[str]:

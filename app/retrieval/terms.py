@@ -239,29 +239,24 @@ def one_off(word: str, words: Collection[str]) -> bool:
     return False
 
 
-_WORD_AT = re.compile(r"[A-Za-z][A-Za-z0-9'-]*")
-_SENTENCE_END = re.compile(r"[.?!:;]\s*$")
+_WORD_AT = re.compile(r"[A-Za-z][A-Za-z0-9']*(?:-[A-Za-z0-9']+)*")
 
 
 def name_runs(text: str) -> list[tuple[str, ...]]:
     """Two or more capitalised words in a row ("the Daikin Altherma", "a Texecom Premier
-    Elite"): how a maker and a product or series are written. A word that starts a
-    sentence is capitalised anyway and counts for none; nor do function words, words of
-    fewer than three letters, or words with digits (codes: ``is_code``)."""
+    Elite", "Sur-Gard receivers"): how a maker and a product or series are written. Function
+    words, words of fewer than three letters and words with digits (codes: ``is_code``)
+    are in none; nor is a run broken by punctuation ("Siemens, Bosch or ABB")."""
     runs: list[tuple[str, ...]] = []
     run: list[str] = []
     end = 0
     for match in _WORD_AT.finditer(text):
         word, gap = match.group(0), text[end : match.start()]
-        starts = not text[: match.start()].strip() or bool(
-            _SENTENCE_END.search(text[: match.start()])
-        )
         named = (
             word[0].isupper()
-            and word.isalpha()
+            and word.replace("-", "").isalpha()
             and len(word) >= 3
             and word.lower() not in STOPWORDS
-            and not starts
         )
         if not named or (run and gap.strip()):
             if len(run) >= 2:

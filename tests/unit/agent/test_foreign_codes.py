@@ -51,7 +51,9 @@ def test_a_scan_may_misread_a_code_only_as_a_lookalike() -> None:
         ("How do I reset the filter on the Daikin Altherma?", [("Daikin", "Altherma")]),
         ("Is a Texecom Premier Elite 24 like it?", [("Texecom", "Premier", "Elite")]),
         ("Can I use a Fluke meter on it?", []),  # one word names nothing for sure
-        ("Daikin Altherma: how do I reset it?", []),  # a sentence's first word is capitalised
+        ("Daikin Altherma: how do I reset it?", [("Daikin", "Altherma")]),
+        ("Restoring an old Heathkit tuner", []),  # one capitalised word names nothing for sure
+        ("Is the Sur-Gard System fitted?", [("Sur-Gard", "System")]),
         ("Is the Siemens, Bosch or ABB drive better?", []),  # a list, not a name
         ("What does the LED on the KP-20 mean?", []),  # codes are told apart (is_code)
     ],
@@ -79,6 +81,7 @@ def _unprinted(printed: set[str]) -> Callable[[Sequence[str]], tuple[str, ...]]:
         (("V20", "X4"), (), ()),  # it may be about X4, which a manual prints
         (("V20",), (1,), ()),  # it names a product of the library too
         (("24 V",), (), ()),  # a value with its unit is no code
+        (("UV-5R", "5R"), (), ("UV-5R",)),  # pint reads "5R" as a value; "UV-5R" is a code
         ((), (), ()),
     ],
 )
