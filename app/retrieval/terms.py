@@ -209,13 +209,15 @@ def is_code(word: str) -> bool:
     return bool(_HAS_LETTER.search(low) and _HAS_DIGIT.search(low))
 
 
-def printed_codes(text: str) -> frozenset[str]:
-    """The ``code_key`` of every code a text prints: each word holding letters and digits,
-    and each word of letters followed by a number ("FT 60")."""
-    tokens = tokenize(text)
-    found = {code_key(t) for t in tokens if is_code(t)}
-    found.update(a + b for a, b in pairwise(tokens) if a.isalpha() and b.isdigit())
-    return frozenset(found)
+def code_variants(code: str) -> list[str]:
+    """The ways a page may print a code, as phrases of the full-text index's tokens (it
+    splits words at hyphens): as written ("ft 60" for "FT-60"), in one word ("ft60"), and
+    a word of letters then a number split in two ("ft 60" for "FT60")."""
+    key = code_key(code)
+    variants = [" ".join(re.findall(r"[a-z0-9]+", code.lower())), key]
+    if re.fullmatch(r"[a-z]+\d+", key):
+        variants.append(" ".join(re.findall(r"[a-z]+|\d+", key)))
+    return [v for v in dict.fromkeys(variants) if v]
 
 
 # Characters OCR takes for one another (in lower case): a scan's "E0S" may be "E05", its

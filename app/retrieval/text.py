@@ -64,9 +64,9 @@ from app.retrieval.regions import (
 from app.retrieval.terms import (
     OcrVocabulary,
     code_key,
+    code_variants,
     expansions,
     one_off,
-    printed_codes,
     term_filter,
     word_stems,
 )
@@ -165,7 +165,6 @@ class TextSearch:
         # Per (document id, import time): what it prints, kept while it is in the library.
         self._printed: dict[tuple[int, str], frozenset[str]] = {}
         self._ocr_words: dict[tuple[int, str], frozenset[str]] = {}
-        self._codes: dict[tuple[int, str], frozenset[str]] = {}
         if store.library_dir is not None:
             use_cache_folder(store.library_dir / "cache" / "units")
         add_vocabulary_views(store.db)
@@ -329,30 +328,24 @@ class TextSearch:
 
         return self._per_manual(self._ocr_words, doc_id, read)
 
-    def codes(self, doc_id: int) -> frozenset[str]:
-        """The codes a manual prints ("KP-20", "FT 60", "E09"), as ``terms.code_key``
-        writes them; read once per manual, as ``printed`` is."""
-
-        def read() -> frozenset[str]:
-            return frozenset().union(*map(printed_codes, self.store.page_texts(doc_id)))
-
-        return self._per_manual(self._codes, doc_id, read)
-
     def unprinted_codes(self, codes: Sequence[str]) -> tuple[str, ...]:
-        """Those of ``codes`` that no manual of the library prints, however it writes
-        them ("FT-60", "FT 60", "ft60"), nor may print misread: a page read by OCR holds no
-        word of the same length one character off ("HFT-9O")."""
+        """Those of ``codes`` that no manual of the library prints, however it writes them
+        ("FT-60", "FT 60", "ft60"; ``code_variants``), nor may print misread: a page read
+        by OCR holds no word of the same length with one lookalike character ("HFT-9O",
+        ``terms.one_off``). Asked of the page index, so no manual's pages are read: a few
+        milliseconds at most on the development corpora."""
         self._refresh()
-        wanted = {c: code_key(c) for c in codes}
-        for doc in self._documents:
-            printed = self.codes(doc.id)
-            misread = {code_key(w) for w in self.ocr_words(doc.id)} if doc.ocr_pages else set()
-            wanted = {
-                c: k for c, k in wanted.items() if k not in printed and not one_off(k, misread)
-            }
-            if not wanted:
-                break
-        return tuple(wanted)
+        scanned = [d.id for d in self._documents if d.ocr_pages]
+        missing = []
+        for code in codes:
+            match = " OR ".join(f'"{v}"' for v in code_variants(code))
+            if match and documents_matching(self.store.db, match):
+                continue
+            key = code_key(code)
+            if any(one_off(key, {code_key(w) for w in self.ocr_words(d)}) for d in scanned):
+                continue
+            missing.append(code)
+        return tuple(missing)
 
     def unknown_words(self, words: Sequence[str]) -> tuple[str, ...]:
         """Those of ``words`` no manual of the library prints in any form (``known``)."""

@@ -11,9 +11,11 @@ from pathlib import Path
 import pytest
 
 from app.agent.extractive import foreign_equipment
+from app.library.embedding import HashingEmbedder
 from app.library.library import Library
 from app.retrieval.query import QueryAnalysis
-from app.retrieval.terms import code_key, name_runs, one_off, printed_codes
+from app.retrieval.terms import code_key, code_variants, name_runs, one_off
+from app.retrieval.text import TextSearch
 from tests.helpers.agents import no_llm_answer, note_library
 
 NOTES = {
@@ -30,12 +32,9 @@ NOTES = {
 
 def test_a_code_is_one_code_however_it_is_written() -> None:
     assert code_key("FT-60") == code_key("FT 60") == code_key("ft60") == "ft60"
-    codes = printed_codes(
-        "Fit the FT 60 sensor, the KP-20 keypad and firmware V2.0 to terminal X4."
-    )
-    assert {"ft60", "kp20", "x4"} <= codes
-    assert "v20" not in codes, "a version number is not the code V20"
-    assert "terminal" not in codes and "60" not in codes
+    assert code_variants("FT-60") == ["ft 60", "ft60"]
+    assert code_variants("FT60") == ["ft60", "ft 60"]
+    assert code_variants("SGD7S-2R8A") == ["sgd7s 2r8a", "sgd7s2r8a"]
 
 
 def test_a_scan_may_misread_a_code_only_as_a_lookalike() -> None:
@@ -109,6 +108,16 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Library]:
     library = note_library(tmp_path_factory.mktemp("foreign"), NOTES)
     yield library
     library.close()
+
+
+def test_the_library_prints_a_code_however_it_is_written(library: Library) -> None:
+    search = TextSearch(library.store, HashingEmbedder())
+    try:
+        asked = ["FT-60", "FT60", "ft 60", "X4", "V20", "KX-400"]
+        # The note prints "FT 60", "X4" and "V2.0" (a version, not V20).
+        assert search.unprinted_codes(asked) == ("V20", "KX-400")
+    finally:
+        search.close()
 
 
 def test_the_agent_declines_equipment_no_manual_mentions(library: Library, tmp_path: Path) -> None:
