@@ -246,7 +246,7 @@ _WORD_AT = re.compile(r"[A-Za-z][A-Za-z0-9']*(?:-[A-Za-z0-9']+)*")
 
 def name_runs(text: str) -> list[tuple[str, ...]]:
     """Two or more capitalised words in a row ("the Daikin Altherma", "a Texecom Premier
-    Elite", "Sur-Gard receivers"): how a maker and a product or series are written. Function
+    Elite", "a Sur-Gard System"): how a maker and a product or series are written. Function
     words, words of fewer than three letters and words with digits (codes: ``is_code``)
     are in none; nor is a run broken by punctuation ("Siemens, Bosch or ABB")."""
     runs: list[tuple[str, ...]] = []
