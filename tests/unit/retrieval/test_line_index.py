@@ -20,7 +20,7 @@ from app.library.symbols import searchable_text
 from app.retrieval import line_index
 from app.retrieval.regions import LineTerms, is_contents_line
 from app.retrieval.terms import line_stems
-from app.retrieval.text import TextSearch
+from app.retrieval.text import TextSearch, page_coverage
 
 # Lines of the kinds manuals print: values with units, table rows, codes, joined and
 # split words, a scan's misreadings, glyphs and symbols beyond ASCII.
@@ -171,3 +171,29 @@ def test_a_search_reads_stored_terms_and_finds_what_it_finds_without_them(
     monkeypatch.setattr("app.retrieval.regions.decode_line", counting)
     assert results() == without
     assert len(read) > 100  # the stored terms were what the searches read
+
+
+# A contents page that prints its page numbers in a column of their own, as a PDF's text
+# layer reads it: the entries, then the numbers.
+ENTRIES = [f"{n}.{k} {t}" for n, k, t in [
+    (1, 1, "Supplied Accessories"), (2, 1, "Radio Diagram"), (3, 1, "LCD Display"),
+    (4, 1, "Buttons"), (5, 1, "Menu Info"), (6, 1, "Power On Password"),
+    (6, 2, "Switch Main Channel"), (6, 3, "Dual Watch"), (6, 4, "Channel Save"),
+]]  # fmt: skip
+PAGE_NUMBERS = ["01", "02", "03", "04", "06", "09", "09", "10", "11"]
+
+
+def test_a_contents_page_with_its_numbers_apart_is_told() -> None:
+    assert line_index.is_contents_page(["CONTENTS", *ENTRIES, *PAGE_NUMBERS])
+    # Not a pin table (numbers, no numbered titles), nor steps in prose, nor numbers out
+    # of reading order.
+    assert not line_index.is_contents_page(["Pin", *PAGE_NUMBERS, *["GND", "VCC"] * 5])
+    steps = [f"{n}. Press MENU and hold it for {n} seconds to confirm." for n in range(1, 10)]
+    assert not line_index.is_contents_page(steps)
+    assert not line_index.is_contents_page([*ENTRIES, *reversed(PAGE_NUMBERS)])
+
+
+def test_a_contents_page_covers_no_question() -> None:
+    idf = {"channel": 2.0, "save": 2.0}
+    assert page_coverage([], ["CONTENTS", *ENTRIES, *PAGE_NUMBERS], idf) == 0.0
+    assert page_coverage([], ["6.4 Channel Save", "Press MENU 13 to save it."], idf) > 0.5
