@@ -15,8 +15,8 @@ Sets are ``NAME=CORPUS_DIR:DATASET``; by default the two development corpora, he
 questions over each (``bench/datasets``), the repository's generated sample manuals, and
 questions over each corpus about equipment whose manual is not in it (``-other``). The
 held-out questions over the second corpus and the ``-other`` sets (``TEST_ONLY``) are left
-out of every fit. The
-``_NOTEXT`` copy of a scan is left out, as the development set's README says.
+out of every fit. The ``_NOTEXT`` copy of a scan is left out, as the development set's
+README says.
 """
 
 from __future__ import annotations
