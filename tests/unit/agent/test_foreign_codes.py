@@ -90,6 +90,16 @@ def test_foreign_equipment(
     assert foreign_equipment(_query(identifiers, products), _unprinted({"ft60", "x4"})) == foreign
 
 
+def test_a_model_code_in_lower_case_is_read_from_the_text() -> None:
+    # Not an identifier (those start in upper case), but two letters and three digits.
+    def ask(text: str) -> tuple[str, ...]:
+        return foreign_equipment(_query((), text=text), _unprinted({"x4"}))
+
+    assert ask("Default Modbus address of a Schneider iEM3255 meter?") == ("iEM3255",)
+    assert ask("Is a 3x230V supply and a 4x2.5mm2 cable right?") == (), "values, not codes"
+    assert ask("Is the 101st press counted?") == (), "an ordinal is no code"
+
+
 def test_a_name_no_manual_prints_a_word_of_is_foreign() -> None:
     def unknown(words: Sequence[str]) -> tuple[str, ...]:  # the library prints "hybrid"
         return tuple(w for w in words if w.lower() != "hybrid")
