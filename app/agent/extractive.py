@@ -267,10 +267,19 @@ def _quantity_asked(terms: Sequence[str], key: str) -> str:
     return next((t for t in terms if asked_key(t) == key), quantity_name(key))
 
 
-def answer_from_search(result: SearchResult, search: TextSearch, store: Store) -> ExtractiveAnswer:
+def answer_from_search(
+    result: SearchResult,
+    search: TextSearch,
+    store: Store,
+    foreign: Sequence[str] | None = None,
+) -> ExtractiveAnswer:
     """``answer_extractively`` with the weights ``search`` reads from its library for the
-    question's terms: their IDF, which of them the library holds, their burstiness."""
+    question's terms: their IDF, which of them the library holds, their burstiness. The
+    equipment no manual mentions is read from the search's query unless given
+    (``foreign_in``: the agent reads it once, from the question as written)."""
     terms = result.query.terms
+    if foreign is None:
+        foreign = foreign_equipment(result.query, search.unprinted_codes, search.unknown_words)
     return answer_extractively(
         result,
         store,
@@ -279,8 +288,13 @@ def answer_from_search(result: SearchResult, search: TextSearch, store: Store) -
         burstiness={t: search.burstiness(t) for t in terms},
         printed=search.printed,
         ocr_words=search.ocr_words,
-        foreign=foreign_equipment(result.query, search.unprinted_codes, search.unknown_words),
+        foreign=foreign,
     )
+
+
+def foreign_in(question: str, search: TextSearch) -> tuple[str, ...]:
+    """``foreign_equipment`` of a question as the technician wrote it."""
+    return foreign_equipment(search.analyse(question), search.unprinted_codes, search.unknown_words)
 
 
 def answer_pages(result: SearchResult, limit: int = 3) -> list[PageHit]:

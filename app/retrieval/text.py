@@ -187,7 +187,7 @@ class TextSearch:
         beside = self.vectors.detached()
         nearest = self._in_thread(self._dense, text, knn if beside else None, timings)
         docs = {d.id: d for d in self._documents}
-        query = analyse(text, list(docs.values()), self.product_names(list(docs.values())))
+        query = self._analyse(text)
         allowed = set(documents) if documents else None
         idf = self._idf(query.terms)
         aliases, misread = expansions(query.terms, self._ocr_vocabulary(docs), self._pages_with)
@@ -265,6 +265,15 @@ class TextSearch:
         timings["total"] = time.perf_counter() - t0
         confidence = hits[0].confidence if hits else 0.0
         return SearchResult(query, tuple(hits), confidence, timings, tuple(candidates), qvec)
+
+    def analyse(self, text: str) -> QueryAnalysis:
+        """A question as a search reads it (``query.analyse``: its terms, codes, asked
+        quantities and the library's products it names), without searching."""
+        self._refresh()
+        return self._analyse(text)
+
+    def _analyse(self, text: str) -> QueryAnalysis:
+        return analyse(text, self._documents, self.product_names(self._documents))
 
     def _refresh(self) -> None:
         """Read the document list again, and forget the terms' chunk counts, when the

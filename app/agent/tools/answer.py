@@ -25,7 +25,7 @@ from app.agent.extractive import (
     ExtractiveAnswer,
     answer_from_search,
     answer_manuals,
-    foreign_equipment,
+    foreign_in,
 )
 from app.agent.state import Found, SearchRun, TreeData
 from app.agent.tools import Tool, ToolResult, ToolRun
@@ -75,13 +75,7 @@ class AnswerTool(Tool):
         """Stream the AnswerQuestion signature's answer, then let the critic judge it. A
         question about equipment no manual of the library mentions is declined first: a
         model handed another manual's pages would answer from them."""
-        first = _first(state)
-        search = self.resources.text_search
-        foreign = (
-            foreign_equipment(first.result.query, search.unprinted_codes, search.unknown_words)
-            if first is not None
-            else ()
-        )
+        foreign = foreign_in(state.prompt, self.resources.text_search)
         if foreign:
             event = self.abstain(state, mode="llm", foreign=foreign)
             yield from stream_text(event.text)
@@ -211,12 +205,16 @@ class AnswerTool(Tool):
         answer may quote (``answer_manuals``: those the question names, else that of its
         best page): the ranking shown is the first search's, and a search narrowed to
         another manual finds words in common ("press and hold") in equipment nobody asked
-        about. A question naming equipment no manual mentions is declined by the first
-        search's quotes, which read it as the technician wrote it (``foreign_equipment``)."""
+        about. A question naming equipment no manual mentions (``foreign_in``, read from the
+        question as the technician wrote it: a later search is lower-cased) is declined by
+        the first search's quotes."""
         compared = self._compared(state)
         if compared is not None:
             return compared
         first = state.searches[0] if state.searches else None
+        foreign = foreign_in(state.prompt, self.resources.text_search)
+        if foreign and first is not None:
+            return first, self._quotes(first, first, foreign)
         manuals = answer_manuals(first.result) if first is not None else set()
         best: tuple[SearchRun, ExtractiveAnswer] | None = None
         for run in state.searches:
@@ -224,8 +222,6 @@ class AnswerTool(Tool):
             if run is not first and manuals and top not in manuals:
                 continue
             quotes = self._quotes(run, first)
-            if quotes.foreign:
-                return run, quotes  # the question names equipment no manual mentions
             if best is None or _better(quotes, best[1]):
                 best = (run, quotes)
         return best
@@ -240,11 +236,13 @@ class AnswerTool(Tool):
         titled = [(", ".join(state.atlas.titles(r.documents)), q) for r, q in parts]
         return state.searches[0], combine_quotes(titled)
 
-    def _quotes(self, run: SearchRun, first: SearchRun | None = None) -> ExtractiveAnswer:
+    def _quotes(
+        self, run: SearchRun, first: SearchRun | None = None, foreign: Sequence[str] = ()
+    ) -> ExtractiveAnswer:
         """Quotes from one search's pages. What is asked for (the parts and quantities of
         the question) and the codes it names are the technician's question's, read by the
         ``first`` search: a later search's words ("factory code unlock settings") no longer
-        say them."""
+        say them. ``foreign``: the equipment the question names that no manual mentions."""
         res = self.resources
         result = run.result
         if first is not None and first is not run:
@@ -257,7 +255,7 @@ class AnswerTool(Tool):
             )
             result = replace(result, query=query)
         with res.clock.timing("answerer"):
-            return answer_from_search(result, res.text_search, res.library.store)
+            return answer_from_search(result, res.text_search, res.library.store, foreign)
 
     def _checked(
         self, state: TreeData, run: SearchRun, quotes: ExtractiveAnswer
