@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from app.agent.events import Answer
 from app.agent.loop import Tree
@@ -42,6 +44,19 @@ def note_library(root: Path, notes: dict[str, tuple[str, list[str]]]) -> Library
     library = Library.open(root / "library")
     importer = Importer(library, Settings(ocr_engine="none"), embedder=HashingEmbedder())
     assert {r.status for r in import_blocking(importer, pdfs)} == {"imported"}
+    return library
+
+
+def note_library_fixture(name: str, notes: dict[str, tuple[str, list[str]]]) -> Any:
+    """A module-scoped ``library`` fixture of ``note_library(notes)``: assign it in a test
+    module (``library = note_library_fixture("codes", NOTES)``)."""
+
+    @pytest.fixture(scope="module")
+    def library(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Library]:
+        made = note_library(tmp_path_factory.mktemp(name), notes)
+        yield made
+        made.close()
+
     return library
 
 

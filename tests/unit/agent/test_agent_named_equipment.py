@@ -3,13 +3,10 @@ another manual's page is the closest, the answer says the named manual does not 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 from app.library.library import Library
-from tests.helpers.agents import no_llm_answer, note_library
+from tests.helpers.agents import no_llm_answer, note_library_fixture
 
 NOTES = {
     "Lumen_AX200_Service_Note.pdf": (
@@ -29,11 +26,7 @@ NOTES = {
 }
 
 
-@pytest.fixture(scope="module")
-def library(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Library]:
-    library = note_library(tmp_path_factory.mktemp("named"), NOTES)
-    yield library
-    library.close()
+library = note_library_fixture("named", NOTES)
 
 
 def test_another_manuals_passage_does_not_answer_for_the_named_equipment(

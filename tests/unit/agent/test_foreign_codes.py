@@ -5,7 +5,7 @@ may have misread, is not."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -16,7 +16,7 @@ from app.library.library import Library
 from app.retrieval.query import QueryAnalysis
 from app.retrieval.terms import code_key, code_variants, name_runs, one_off
 from app.retrieval.text import TextSearch
-from tests.helpers.agents import no_llm_answer, note_library
+from tests.helpers.agents import no_llm_answer, note_library_fixture
 
 NOTES = {
     "Kestrel_HP9_Installation.pdf": (
@@ -113,11 +113,7 @@ def test_a_name_no_manual_prints_a_word_of_is_foreign() -> None:
     assert ask("Does the Daikin Altherma FTX35 fit?", ["FTX35"]) == ("FTX35", "Daikin Altherma")
 
 
-@pytest.fixture(scope="module")
-def library(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Library]:
-    library = note_library(tmp_path_factory.mktemp("foreign"), NOTES)
-    yield library
-    library.close()
+library = note_library_fixture("foreign", NOTES)
 
 
 def test_the_library_prints_a_code_however_it_is_written(library: Library) -> None:

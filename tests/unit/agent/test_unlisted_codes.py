@@ -3,14 +3,13 @@ goes from E03 to E05) is declined, saying so; a code of no form the manual lists
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from app.agent.extractive import unlisted_codes
 from app.library.library import Library
-from tests.helpers.agents import no_llm_answer, note_library
+from tests.helpers.agents import no_llm_answer, note_library_fixture
 
 ERRORS = {f"e0{n}" for n in (1, 2, 3, 5)} | {"fault", "pump"}
 NOTES = {
@@ -50,11 +49,7 @@ def test_a_code_a_page_read_by_ocr_may_have_misread_is_not_declined() -> None:
     assert unlisted_codes(("E04",), [ERRORS], ocr_words={"pump", "e1"}) == ("E04",)
 
 
-@pytest.fixture(scope="module")
-def library(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Library]:
-    library = note_library(tmp_path_factory.mktemp("codes"), NOTES)
-    yield library
-    library.close()
+library = note_library_fixture("codes", NOTES)
 
 
 def test_the_agent_declines_a_code_its_manual_does_not_list(
