@@ -217,12 +217,17 @@ def analyse(
             continue  # bare acronyms (AC, LED, SMS) are ordinary terms, not identifiers
         idents.append(value)
     terms = content_terms(text)
+    products = _named_products(text, names)
+    # A code that names a product the question names ("the DYN2 drive") says which manual,
+    # as the product does; it is not a code to look for on that manual's pages.
+    naming = set().union(*(names.get(p, frozenset()) for p in products))
+    idents = [i for i in idents if i.lower() not in naming]
     return QueryAnalysis(
         text=text,
         terms=tuple(terms),
         identifiers=tuple(idents),
         quantities=_asked_quantities(text),
-        products=tuple(_named_products(text, names)),
+        products=tuple(products),
         parts=tuple(tuple(p) for p in asked_parts(text)),
     )
 

@@ -8,7 +8,8 @@ says one thing about a page a ranker can know in any manual of any trade:
 - ``coverage``: the share of the question's term weight found within a few lines, with
   headings and a table's header row as context. A word weighs its IDF times its
   burstiness in the library (``TextSearch.burstiness``): a word the pages print once
-  where they print it at all says how a question is put, not where its answer is;
+  where they print it at all says how a question is put, not where its answer is, and
+  the word after "how" ("how *many*", "how *long*") is left out for the same reason;
 - ``semantic``: the closest chunk's cosine similarity to the question;
 - ``page_bm25``, ``chunk_bm25``, ``dense``: reciprocal ranks in each candidate list;
 - ``product``: +1 when the question names this manual's product, -1 when it names another;

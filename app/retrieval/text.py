@@ -49,6 +49,7 @@ from app.retrieval.query import (
     fts_phrases,
     fts_query,
     index_term,
+    measure_words,
     product_names,
     stem,
     stems_of,
@@ -241,6 +242,9 @@ class TextSearch:
         fused = reciprocal_rank([dense_ids, lexical, idents], [1.0, 1.0, 0.5])
         pages = self._rank_pages(query, docs, places, fused, page_lex)
         evidence_idf = _without_product_terms(idf, query, docs)
+        # "how *long*", "how *many*": words of how the question asks, not of its answer.
+        measures = measure_words(query.text)
+        evidence_idf = {t: w for t, w in evidence_idf.items() if t not in measures} or evidence_idf
         # What each line holds, read once (from the library's stored terms, where read).
         terms = LineTerms({stem(t) for t in idf}, aliases, self._line_records)
         lists = CandidateLists(

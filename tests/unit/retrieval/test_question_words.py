@@ -1,0 +1,62 @@
+"""Words of a question that say how it asks or which manual it means are not weighed as
+words its answer prints: "how *many*" and "how *long*" in the page ranker's coverage, and
+a code that names the product the question names ("the DYN2 drive") among the codes a
+page should print."""
+
+from __future__ import annotations
+
+from app.library.embedding import HashingEmbedder
+from app.library.library import Library
+from app.retrieval.text import TextSearch
+from tests.helpers.agents import note_library_fixture
+
+NOTES = {
+    # The display's messages name the lockout in passing, in the question's words ("too
+    # many wrong codes"); the lockout's own section tells how many and for how long.
+    "Display_Messages.pdf": (
+        "Keypad display messages",
+        [
+            "Keypad Locked: too many wrong codes, see the lockout section.",
+            "Battery Low: replace the battery within 30 days.",
+        ],
+    ),
+    "Keypad_Lockout.pdf": (
+        "Keypad lockout",
+        [
+            "If a wrong code is entered five times within 90 seconds,",
+            "the keypad locks for 3 minutes and ignores every key.",
+        ],
+    ),
+    # Its model code is DX7MS-01E-0315A15; a question calls it the DX7.
+    "Orbit_DX7_Drive.pdf": (
+        "DX7MS-01E-0315A15 Servo Drive",
+        ["The DX7 tuning port runs at 38400 baud, 8 data bits, no parity."],
+    ),
+}
+
+library = note_library_fixture("question_words", NOTES)
+
+
+def test_how_many_and_how_long_are_not_words_of_the_answer(library: Library) -> None:
+    search = TextSearch(library.store, HashingEmbedder())
+    try:
+        result = search.search("How many wrong code attempts lock the keypad, and for how long?")
+        names = {d.id: d.file_name for d in library.store.list_documents()}
+        coverage = {names[c.document_id]: c.as_dict()["coverage"] for c in result.candidates}
+        # Both pages hold "wrong code", "keypad" and "lock"; the display's "too many" is no
+        # more of the answer than the lockout's missing "long" is a gap in it.
+        assert coverage["Display_Messages.pdf"] == coverage["Keypad_Lockout.pdf"] > 0
+    finally:
+        search.close()
+
+
+def test_a_code_naming_the_asked_product_is_not_a_code_to_find(library: Library) -> None:
+    search = TextSearch(library.store, HashingEmbedder())
+    try:
+        named = search.analyse("What baud rate does the DX7 drive's tuning port use?")
+        assert named.products and "DX7" not in named.identifiers
+        # A code naming no product of the library stays one to look for.
+        other = search.analyse("What baud rate does the KX9 port use?")
+        assert not other.products and "KX9" in other.identifiers
+    finally:
+        search.close()
