@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from app.library.layout import is_numbered_heading
+from app.library.layout import is_contents_line, is_numbered_heading, lists_contents
 from app.library.models import Block, ChunkDraft, PageContent, TextLine
 
 
@@ -32,8 +32,16 @@ def chunk_pages(
     chunks: list[ChunkDraft] = []
     section, sub = "", ""
     for page in pages:
+        # A contents page's entries name sections; none opens one. The page keeps its own
+        # title ("Contents"), and the next page starts under none: its first heading opens
+        # the next section, not the contents' last entry.
+        contents = lists_contents([line.text for block in page.blocks for line in block.lines])
+        if contents:
+            section, sub = "", ""
         buf = _Buffer(page.number, _heading(section, sub))
         for block in page.blocks:
+            if block.kind == "heading" and ((contents and section) or is_contents_line(block.text)):
+                block = Block("paragraph", block.lines)
             if block.kind == "heading":
                 _flush(chunks, buf)
                 title = block.text.replace("\n", " ").strip()
@@ -52,6 +60,8 @@ def chunk_pages(
             else:
                 buf = _add_block(chunks, buf, block, max_chars, overlap_lines)
         _flush(chunks, buf)
+        if contents:
+            section, sub = "", ""
     return chunks
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
+from itertools import pairwise
 
 from app.library.models import Block, TextLine, union_box
 
@@ -56,9 +57,15 @@ def _title_like(text: str) -> bool:
     return sum(w[0].isupper() for w in words) / len(words) >= 0.6
 
 
+# A title numbered in brackets, after an ornament or not: "◆(6.2)Switch Main Channel",
+# "◇ （6.11-1）DTMF Calling".
+_BRACKETED_NUMBER = re.compile(r"^\s*[◆◇■□●○▶►]?\s*[(（]\d+(?:[.\-]\d+){0,3}[)）]\s*\S")
+
+
 def is_numbered_heading(text: str) -> bool:
-    """'9.5. Appendix E', 'IV MESSAGE FORMATS': a section title that opens a new section."""
-    return bool(_NUMBERED_HEADING.match(text))
+    """'9.5. Appendix E', 'IV MESSAGE FORMATS', '◆(6.2)Switch Main Channel': a section
+    title that opens a new section."""
+    return bool(_NUMBERED_HEADING.match(text) or _BRACKETED_NUMBER.match(text))
 
 
 def is_list_start(text: str) -> bool:
@@ -198,3 +205,44 @@ def group_lines_by_gap(lines: Sequence[TextLine]) -> list[list[TextLine]]:
                 continue
         groups.append([line])
     return groups
+
+
+# A contents or index entry: a leader of dots or rules, then a page number ("Wiring the
+# outputs ........ 83", "8.2. SETTINGS ______ 48").
+_LEADER = re.compile(r"(?:[._·…]\s?){4,}\s*\d{1,4}\b")
+
+
+def is_contents_line(text: str) -> bool:
+    """A table-of-contents (or index) entry: it names where an answer is, never the answer,
+    and a contents page names every topic of a manual, so it would out-score the page it
+    points at on any question's words."""
+    return _LEADER.search(text) is not None
+
+
+# A contents page may print its page numbers in a column of their own, read after the
+# entries ("6.8.Receiving/ Transmitting CTCSS/DCS Setting" ... "09", "10"): no entry then
+# has a leader, but most of the page's lines are numbered section titles or bare page
+# numbers, the numbers in reading order.
+_SECTION_TITLE = re.compile(r"\s*[(（]?\d+(?:\.\d+)*[)）.]?\s*[^\W\d_]")
+_PAGE_NUMBER = re.compile(r"\s*\d{1,4}\s*")
+MIN_CONTENTS_ENTRIES = 8
+
+
+def is_contents_page(lines: Sequence[str]) -> bool:
+    """A contents page whose page numbers stand apart from its entries: at least
+    ``MIN_CONTENTS_ENTRIES`` short numbered titles and as many bare numbers, nearly all in
+    rising order, together half of its lines or more."""
+    titles = sum(1 for t in lines if len(t) < 60 and _SECTION_TITLE.match(t))
+    numbers = [int(t) for t in lines if _PAGE_NUMBER.fullmatch(t)]
+    if min(titles, len(numbers)) < MIN_CONTENTS_ENTRIES or titles + len(numbers) < len(lines) / 2:
+        return False
+    rising = sum(b >= a for a, b in pairwise(numbers))
+    return rising >= 0.8 * (len(numbers) - 1)
+
+
+def lists_contents(lines: Sequence[str]) -> bool:
+    """A contents, table or figure index page: mostly entries with leaders (at least five),
+    or entries with their page numbers apart (``is_contents_page``). Its lines name the
+    manual's sections; none of them opens one."""
+    entries = sum(1 for t in lines if is_contents_line(t))
+    return (entries >= 5 and 2 * entries >= len(lines)) or is_contents_page(lines)

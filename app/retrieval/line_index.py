@@ -31,13 +31,12 @@ against 0.95.)
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from itertools import pairwise
 
 from app.library.import_events import ImportProgress
+from app.library.layout import is_contents_line
 from app.library.models import TextLine
 from app.library.store import Store, lines_from_json
 from app.library.symbols import searchable_text
@@ -49,39 +48,6 @@ BATCH = 256  # chunks read, indexed and written at a time (a few hundred ms of C
 # Separators that no stem or quantity key holds (tokens are letters, digits and .-/+;
 # keys are pint's dimension names).
 _STEM, _SET, _LINE = "\t", "\x1f", "\x1e"
-
-# A contents or index entry: a leader of dots or rules, then a page number ("Wiring the
-# outputs ........ 83", "8.2. SETTINGS ______ 48").
-_LEADER = re.compile(r"(?:[._·…]\s?){4,}\s*\d{1,4}\b")
-
-
-def is_contents_line(text: str) -> bool:
-    """A table-of-contents (or index) entry: it names where an answer is, never the answer,
-    and a contents page names every topic of a manual, so it would out-score the page it
-    points at on any question's words."""
-    return _LEADER.search(text) is not None
-
-
-# A contents page may print its page numbers in a column of their own, read after the
-# entries ("6.8.Receiving/ Transmitting CTCSS/DCS Setting" ... "09", "10"): no entry then
-# has a leader, but most of the page's lines are numbered section titles or bare page
-# numbers, the numbers in reading order.
-_SECTION_TITLE = re.compile(r"\s*[(（]?\d+(?:\.\d+)*[)）.]?\s*[^\W\d_]")
-_PAGE_NUMBER = re.compile(r"\s*\d{1,4}\s*")
-MIN_CONTENTS_ENTRIES = 8
-
-
-def is_contents_page(lines: Sequence[str]) -> bool:
-    """A contents page whose page numbers stand apart from its entries: at least
-    ``MIN_CONTENTS_ENTRIES`` short numbered titles and as many bare numbers, nearly all in
-    rising order, together half of its lines or more."""
-    titles = sum(1 for t in lines if len(t) < 60 and _SECTION_TITLE.match(t))
-    numbers = [int(t) for t in lines if _PAGE_NUMBER.fullmatch(t)]
-    if min(titles, len(numbers)) < MIN_CONTENTS_ENTRIES or titles + len(numbers) < len(lines) / 2:
-        return False
-    rising = sum(b >= a for a, b in pairwise(numbers))
-    return rising >= 0.8 * (len(numbers) - 1)
-
 
 Sets = tuple[frozenset[str], frozenset[str]]  # (word stems and quantity keys, joined extras)
 

@@ -22,6 +22,7 @@ import apsw
 import numpy as np
 
 from app.library.embedding import Embedder
+from app.library.layout import is_contents_page
 from app.library.models import DocumentInfo, StoredChunk, TextLine
 from app.library.store import Store
 from app.library.text_queries import (
@@ -41,7 +42,6 @@ from app.library.vector_rows import database_version
 from app.retrieval import line_index
 from app.retrieval.fusion import RRF_K, reciprocal_rank
 from app.retrieval.lexical import CHUNKS, PAGES, LexicalIndex
-from app.retrieval.line_index import is_contents_page
 from app.retrieval.query import (
     QueryAnalysis,
     alias_map,
@@ -905,7 +905,7 @@ def page_coverage(
     """Term coverage of a page: the best window over its lines with every heading as
     context, or within one table read with its heading and header row (a paragraph's own
     windows are among the page's, with less context, so they cannot score higher). A
-    contents page covers nothing (``line_index.is_contents_page``)."""
+    contents page covers nothing (``is_contents_page``)."""
     if is_contents_page(lines):
         return 0.0  # every line names a topic of another page
     headings = " ".join({c.heading for c in chunks})

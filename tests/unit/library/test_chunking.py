@@ -177,3 +177,43 @@ def test_the_embedder_sees_the_heading_once() -> None:
 
     assert embedding_text(chunks[0]) == chunks[0].text  # already starts with its heading
     assert embedding_text(chunks[-1]) == f"8. Maintenance\n{chunks[-1].text}"
+
+
+def test_a_contents_page_opens_no_section_of_its_own_entries() -> None:
+    # A contents page printing its page numbers apart from its entries, some of its
+    # entries set as headings: the last of them must not head the pages that follow.
+    contents, body = PageBuilder(4), PageBuilder(5)
+    contents.add("heading", "CONTENTS")
+    entries = [f"6.{n} Setting number {n}" for n in range(1, 10)]
+    contents.add("paragraph", *entries[:-1])
+    contents.add("heading", entries[-1])
+    contents.add("paragraph", *(str(n) for n in range(3, 12)))
+    body.add("paragraph", "Read this before first use.")
+    body.add("heading", "◆(6.2)Switch Main Channel")
+    body.add("paragraph", "Press F+2 to switch the main channel.")
+    body.add("heading", "Keypad Key")
+    body.add("paragraph", "The keys light for 5 seconds.")
+
+    chunks = chunk_pages([contents.page(), body.page()])
+
+    assert {c.heading for c in chunks if c.page == 4} == {"CONTENTS"}
+    assert [(c.heading, c.text.split("\n")[-1]) for c in chunks if c.page == 5] == [
+        ("", "Read this before first use."),
+        # A title numbered in brackets after an ornament opens a section.
+        ("◆(6.2)Switch Main Channel", "Press F+2 to switch the main channel."),
+        ("◆(6.2)Switch Main Channel > Keypad Key", "The keys light for 5 seconds."),
+    ]
+
+
+def test_a_contents_entry_is_never_a_heading() -> None:
+    page = PageBuilder(2)
+    page.add("heading", "Table of Contents")
+    page.add("heading", "1. Application Overview ____________ 4")
+    page.add("paragraph", *(f"1.{n}. Part {n} ______________ {n + 4}" for n in range(1, 8)))
+    after = PageBuilder(3)
+    after.add("paragraph", "Unpack the panel.")
+
+    chunks = chunk_pages([page.page(), after.page()])
+
+    assert {c.heading for c in chunks if c.page == 2} == {"Table of Contents"}
+    assert [c.heading for c in chunks if c.page == 3] == [""]

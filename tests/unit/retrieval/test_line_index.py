@@ -13,6 +13,7 @@ import pytest
 from app.config import Settings
 from app.library.embedding import HashingEmbedder
 from app.library.importer import Importer, import_blocking
+from app.library.layout import is_contents_page
 from app.library.library import Library
 from app.library.models import ChunkDraft, TextLine
 from app.library.store import NewDocument, PageRecord, Store, lines_to_json
@@ -184,13 +185,13 @@ PAGE_NUMBERS = ["01", "02", "03", "04", "06", "09", "09", "10", "11"]
 
 
 def test_a_contents_page_with_its_numbers_apart_is_told() -> None:
-    assert line_index.is_contents_page(["CONTENTS", *ENTRIES, *PAGE_NUMBERS])
+    assert is_contents_page(["CONTENTS", *ENTRIES, *PAGE_NUMBERS])
     # Not a pin table (numbers, no numbered titles), nor steps in prose, nor numbers out
     # of reading order.
-    assert not line_index.is_contents_page(["Pin", *PAGE_NUMBERS, *["GND", "VCC"] * 5])
+    assert not is_contents_page(["Pin", *PAGE_NUMBERS, *["GND", "VCC"] * 5])
     steps = [f"{n}. Press MENU and hold it for {n} seconds to confirm." for n in range(1, 10)]
-    assert not line_index.is_contents_page(steps)
-    assert not line_index.is_contents_page([*ENTRIES, *reversed(PAGE_NUMBERS)])
+    assert not is_contents_page(steps)
+    assert not is_contents_page([*ENTRIES, *reversed(PAGE_NUMBERS)])
 
 
 def test_a_contents_page_covers_no_question() -> None:
