@@ -64,6 +64,11 @@ def page_term_documents(db: apsw.Connection, term: str) -> int | None:
     return int(row[0]) if row else None
 
 
+def page_vocabulary(db: apsw.Connection) -> list[tuple[str, int]]:
+    """(indexed term, pages holding it) of every term of the page index."""
+    return [(str(t), int(n)) for t, n in db.execute("SELECT term, doc FROM temp.pages_vocab")]
+
+
 def page_term_counts(db: apsw.Connection, term: str) -> tuple[int, int] | None:
     """(pages holding the indexed ``term``, times it is printed on them); None when none."""
     row = db.execute("SELECT doc, cnt FROM temp.pages_vocab WHERE term = ?", (term,)).fetchone()

@@ -160,6 +160,13 @@ def _lexicon() -> _Lexicon:
     return _Lexicon(frozenset(words), frozenset(pieces))
 
 
+def lexicon_knows(word: str) -> bool:
+    """Whether a lower-case word is an English word (the lexicon's, or an inflection of
+    one); True when there is no lexicon to tell."""
+    lex = _lexicon()
+    return not lex.words or lex.knows(word)
+
+
 def _fold(word: str) -> str:
     """Lower-case, accents removed, as the uncased vocabulary stores words ("Über" -> "uber")."""
     if word.isascii():

@@ -37,7 +37,9 @@ from app.library.text_queries import (
     open_reader,
     page_term_counts,
     page_term_documents,
+    page_vocabulary,
 )
+from app.library.textquality import lexicon_knows
 from app.library.vector_rows import database_version
 from app.retrieval import line_index
 from app.retrieval.fusion import RRF_K, reciprocal_rank
@@ -63,6 +65,7 @@ from app.retrieval.regions import (
     idf_weights,
     select_regions,
 )
+from app.retrieval.spelling import Vocabulary, corrections, respelt
 from app.retrieval.terms import (
     OcrVocabulary,
     code_key,
@@ -164,6 +167,7 @@ class TextSearch:
         self._total: tuple[tuple[int, int, int], int] | None = None  # (version, chunks)
         self._chunk_df: dict[str, int | None] = {}
         self._burst: dict[str, float] = {}
+        self._vocabulary: Vocabulary | None = None
         # Per (document id, import time): what it prints, kept while it is in the library.
         self._printed: dict[tuple[int, str], frozenset[str]] = {}
         self._ocr_words: dict[tuple[int, str], frozenset[str]] = {}
@@ -187,6 +191,13 @@ class TextSearch:
         knn = self.vectors.searcher()
         beside = self.vectors.detached()
         nearest = self._in_thread(self._dense, text, knn if beside else None, timings)
+        # A misspelt word ("prpoane") is searched as the library's word ("propane"), and
+        # the question embedded again (only then: the check runs beside the embedding).
+        fixes = self.corrections(text)
+        if fixes:
+            nearest()
+            text = respelt(text, fixes)
+            nearest = self._in_thread(self._dense, text, knn if beside else None, timings)
         docs = {d.id: d for d in self._documents}
         query = self._analyse(text)
         allowed = set(documents) if documents else None
@@ -288,6 +299,7 @@ class TextSearch:
         if version != self._version:
             self._version = version
             self._documents = self.store.list_documents()
+            self._vocabulary = None
             self._chunk_df = {}
             self._burst = {}
             kept = {(d.id, d.imported_at) for d in self._documents}
@@ -462,6 +474,36 @@ class TextSearch:
         return found
 
     # ---- candidate lists -------------------------------------------------------------
+    def corrections(self, text: str) -> dict[str, str]:
+        """The words of ``text`` no manual prints that are one edit from a word the
+        manuals print, each with that word (``spelling.corrections``)."""
+        return corrections(
+            text, index_term, self._held, self._spelling, self._surface, lexicon_knows
+        )
+
+    def _held(self, word: str) -> bool:
+        """Whether some chunk holds ``word`` in any form (its count kept for ``_idf``)."""
+        root = index_term(word)
+        if root not in self._chunk_df:
+            self._chunk_df[root] = chunk_term_documents(self.store.db, root)
+        return self._chunk_df[root] is not None
+
+    def _spelling(self) -> Vocabulary:
+        """The library's indexed terms by deletion, read once per version of the library
+        (at the first question holding a word no manual prints)."""
+        if self._vocabulary is None:
+            self._vocabulary = Vocabulary(page_vocabulary(self.store.db))
+        return self._vocabulary
+
+    def _surface(self, term: str) -> list[str]:
+        """Words the manuals print that the index holds as ``term`` (from a few chunks)."""
+        words: dict[str, None] = {}
+        for (text,) in chunk_texts_matching(self.store.db, f'"{term}"', 5):
+            for word in re.findall(r"[A-Za-z]+", text):
+                if index_term(word.lower()) == term:
+                    words[word.lower()] = None
+        return list(words)
+
     def known(self, terms: Sequence[str]) -> frozenset[str]:
         """The terms some chunk of the library holds: a word in any form with the same
         stem (the index holds Porter stems: 'disarms' is known from 'disarm'), a code by
