@@ -1,12 +1,13 @@
 """A question's misspelt words, read as the library's words they stand for.
 
-A technician types fast: "prpoane", "verifciation". A word no manual of the library
-prints, one edit (a letter added, dropped, changed, or two swapped) from a word the
-manuals do print, is read as that word: the full-text search, the coverage of a page and
-the embedding then see the word the manuals use. What counts as a word is the library's
-own vocabulary (the full-text index's terms, with how many pages hold each), nothing
-fitted by hand. A word the library prints is never changed, nor a short one (too many
-real words are one edit from "zone"), nor a code or a number.
+A technician types fast: "prpoane", "flahsing". A word no manual of the library prints,
+one slip of typing (a letter doubled, dropped or added, two neighbouring letters swapped,
+a key struck for the one beside it) from a word the manuals do print, is read as that
+word: the full-text search, the coverage of a page and the embedding then see the word
+the manuals use. What counts as a word is the library's own vocabulary (the full-text
+index's terms, with how many pages hold each), nothing fitted by hand. A word the library
+prints is never changed, nor an English word it does not print ("cupboard"), nor a short
+one (too many real words are one edit from "zone"), nor the letters of a code.
 """
 
 from __future__ import annotations
