@@ -475,8 +475,8 @@ class TextSearch:
 
     # ---- candidate lists -------------------------------------------------------------
     def corrections(self, text: str) -> dict[str, str]:
-        """The words of ``text`` no manual prints that are one edit from a word the
-        manuals print, each with that word (``spelling.corrections``)."""
+        """The words of ``text`` no manual prints that are one slip of typing from a word
+        the manuals print, each with that word (``spelling.corrections``)."""
         return corrections(
             text, index_term, self._held, self._spelling, self._surface, lexicon_knows
         )
