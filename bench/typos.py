@@ -9,7 +9,9 @@ per set, in one run: Hit@1 and Hit@3 of the page search as written and with the 
 for Lantern, for Lantern without reading misspelt words as the library's
 (``TextSearch.corrections`` switched off), and for the naive baseline
 (``bench/baseline.py``). The page search is the first stage of an answer: what it ranks
-first is what the answer quotes.
+first is what the answer quotes. Last, every word the check replaces in the questions of
+all the sets as written (unanswerable ones and the ``-other`` sets too): there it should
+replace none.
 """
 
 from __future__ import annotations
@@ -117,6 +119,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{'all':<16}{name:<22}{n:>4}{h1 / n:>8.3f}{s1 / n:>8.3f}{h3 / n:>8.3f}{s3 / n:>8.3f}"
         )
     print(f"(sets no choice was fitted on: {', '.join(TEST_ONLY)})")
+    replaced = []
+    for spec in DEFAULT_SETS:
+        bench_set = BenchSet.parse(spec)
+        if bench_set.corpus not in libraries or not bench_set.dataset.is_file():
+            continue
+        search = TextSearch(libraries[bench_set.corpus].store, embedder)  # type: ignore[attr-defined]
+        for item in load_dataset(bench_set.dataset):
+            for typed, meant in search.corrections(item.query).items():
+                replaced.append(f"{bench_set.name} {item.id}: {typed} -> {meant}")
+        search.close()
+    print(f"words replaced in the questions as written: {len(replaced)}")
+    for line in replaced:
+        print(f"  {line}")
     return 0
 
 

@@ -7,7 +7,8 @@ word: the full-text search, the coverage of a page and the embedding then see th
 the manuals use. What counts as a word is the library's own vocabulary (the full-text
 index's terms, with how many pages hold each), nothing fitted by hand. A word the library
 prints is never changed, nor an English word it does not print ("cupboard"), nor a short
-one (too many real words are one edit from "zone"), nor the letters of a code.
+one (too many real words are one edit from "rate": "date", "late", "rite"), nor the letters
+of a code.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-# Shorter words have too many real neighbours one edit away ("zone"/"done"/"tone").
+from app.retrieval.terms import deletions, one_edit
+
+# Shorter words have too many real neighbours one edit away ("rate"/"date"/"late").
 MIN_LENGTH = 6
 MAX_LENGTH = 30
 _WORD = re.compile(r"[A-Za-z]+")
@@ -33,7 +36,7 @@ class Vocabulary:
             if not term.isalpha() or not MIN_LENGTH - 2 <= len(term) <= MAX_LENGTH:
                 continue
             self.pages[term] = pages
-            for key in _deletions(term):
+            for key in deletions(term):
                 self.index[key].append(term)
 
     def __len__(self) -> int:
@@ -44,8 +47,9 @@ class Vocabulary:
         when ``term`` is itself indexed)."""
         if term in self.pages:
             return []
-        found = {t for key in _deletions(term) for t in self.index.get(key, ())}
-        near = sorted((t for t in found if one_edit(term, t)), key=lambda t: (-self.pages[t], t))
+        found = {t for key in deletions(term) for t in self.index.get(key, ())}
+        near = [t for t in found if one_edit_or_swap(term, t)]
+        near.sort(key=lambda t: (-self.pages[t], t))
         return near[:limit]
 
 
@@ -112,7 +116,7 @@ def typing_slip(typed: str, meant: str) -> bool:
     """Whether ``typed`` is ``meant`` with one slip of typing: a letter doubled, dropped
     or added, two neighbouring letters swapped, or one key struck for the key beside it.
     ("swapping" is not a slip for "snapping": W and N are far apart.)"""
-    if not one_edit(typed, meant) or typed == meant:
+    if not one_edit_or_swap(typed, meant) or typed == meant:
         return False
     if len(typed) != len(meant):
         return True
@@ -128,27 +132,15 @@ def respelt(text: str, fixes: Mapping[str, str]) -> str:
     return pattern.sub(lambda m: fixes[m.group(0).lower()], text)
 
 
-def one_edit(a: str, b: str) -> bool:
-    """Damerau-Levenshtein distance of at most 1: a letter added, dropped or changed, or
-    two neighbouring letters swapped."""
-    if a == b:
+def one_edit_or_swap(a: str, b: str) -> bool:
+    """Damerau-Levenshtein distance of at most 1: one edit (``terms.one_edit``), or two
+    neighbouring letters swapped."""
+    if one_edit(a, b):
         return True
-    if abs(len(a) - len(b)) > 1:
+    if len(a) != len(b):
         return False
-    if len(a) == len(b):
-        diff = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
-        if len(diff) == 1:
-            return True
-        if len(diff) != 2:
-            return False
-        i, j = diff
-        return j == i + 1 and a[i] == b[j] and a[j] == b[i]
-    short, long = (a, b) if len(a) < len(b) else (b, a)
-    i = 0
-    while i < len(short) and short[i] == long[i]:
-        i += 1
-    return short[i:] == long[i + 1 :]
-
-
-def _deletions(word: str) -> set[str]:
-    return {word} | {word[:i] + word[i + 1 :] for i in range(len(word))}
+    diff = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
+    if len(diff) != 2:
+        return False
+    i, j = diff
+    return j == i + 1 and a[i] == b[j] and a[j] == b[i]

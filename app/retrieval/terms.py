@@ -43,7 +43,7 @@ class OcrVocabulary:
         self.index: dict[str, set[str]] = defaultdict(set)
         for word in self.pages:
             if len(word) >= MIN_FUZZY_LENGTH - 1:
-                for key in _deletions(word):
+                for key in deletions(word):
                     self.index[key].add(word)
 
     def __len__(self) -> int:
@@ -60,12 +60,12 @@ class OcrVocabulary:
         if not MIN_FUZZY_LENGTH <= len(term) <= MAX_FUZZY_LENGTH or not term.isalpha():
             return []
         found: set[str] = set()
-        for key in _deletions(term):
+        for key in deletions(term):
             found |= self.index.get(key, set())
         base = pages_with(term)
         out = []
         for word in sorted(found):
-            if word == term or not _one_edit(term, word) or stem(term) == stem(word):
+            if word == term or not one_edit(term, word) or stem(term) == stem(word):
                 continue
             in_scans = self.pages[word]
             if pages_with(word) <= in_scans and 3 * in_scans <= base:
@@ -73,11 +73,13 @@ class OcrVocabulary:
         return out
 
 
-def _deletions(word: str) -> set[str]:
+def deletions(word: str) -> set[str]:
+    """The word and every word it gives with one letter dropped: two words one edit
+    apart share one of these (a deletion index's keys)."""
     return {word} | {word[:i] + word[i + 1 :] for i in range(len(word))}
 
 
-def _one_edit(a: str, b: str) -> bool:
+def one_edit(a: str, b: str) -> bool:
     """Levenshtein distance <= 1."""
     if abs(len(a) - len(b)) > 1:
         return False

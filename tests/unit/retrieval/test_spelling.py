@@ -11,7 +11,13 @@ import pytest
 from app.library.embedding import HashingEmbedder
 from app.library.library import Library
 from app.retrieval.query import index_term
-from app.retrieval.spelling import Vocabulary, corrections, one_edit, respelt, typing_slip
+from app.retrieval.spelling import (
+    Vocabulary,
+    corrections,
+    one_edit_or_swap,
+    respelt,
+    typing_slip,
+)
 from app.retrieval.text import TextSearch
 from tests.helpers.agents import note_library_fixture
 
@@ -48,7 +54,7 @@ library = note_library_fixture("spelling", NOTES)
     ],
 )
 def test_a_slip_of_typing(typed: str, meant: str, edit: bool, slip: bool) -> None:
-    assert one_edit(typed, meant) is edit
+    assert one_edit_or_swap(typed, meant) is edit
     assert typing_slip(typed, meant) is slip
 
 
