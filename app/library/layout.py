@@ -231,13 +231,40 @@ MIN_CONTENTS_ENTRIES = 8
 def is_contents_page(lines: Sequence[str]) -> bool:
     """A contents page whose page numbers stand apart from its entries: at least
     ``MIN_CONTENTS_ENTRIES`` short numbered titles and as many bare numbers, nearly all in
-    rising order, together half of its lines or more."""
+    rising order, together half of its lines or more; or unnumbered titles each beside its
+    page number (``_titles_beside_numbers``)."""
     titles = sum(1 for t in lines if len(t) < 60 and _SECTION_TITLE.match(t))
     numbers = [int(t) for t in lines if _PAGE_NUMBER.fullmatch(t)]
     if min(titles, len(numbers)) < MIN_CONTENTS_ENTRIES or titles + len(numbers) < len(lines) / 2:
-        return False
+        return _titles_beside_numbers(lines)
     rising = sum(b >= a for a, b in pairwise(numbers))
     return rising >= 0.8 * (len(numbers) - 1)
+
+
+def _titles_beside_numbers(lines: Sequence[str]) -> bool:
+    """Unnumbered entries, each on a line beside its page number ("Introduction", "2",
+    "Overview drawing", "3"): at least ``MIN_CONTENTS_ENTRIES`` numbers with a short title
+    next to nearly every one, together half of the page or more, the numbers rising. A
+    count is not page numbers: a numbered list or a pin table counts 1, 2, 3 (every step
+    one) and starts again at 1 for its next connector; page numbers skip and never fall
+    back to the first page."""
+    at = [i for i, t in enumerate(lines) if _PAGE_NUMBER.fullmatch(t)]
+    if len(at) < MIN_CONTENTS_ENTRIES:
+        return False
+
+    def is_title(j: int) -> bool:
+        return 0 <= j < len(lines) and len(lines[j]) < 60 and lines[j].lstrip()[:1].isalpha()
+
+    beside = sum(1 for i in at if is_title(i - 1) or is_title(i + 1))
+    numbers = [int(lines[i]) for i in at]
+    steps = [b - a for a, b in pairwise(numbers)]
+    return (
+        beside >= 0.8 * len(at)
+        and 2 * (len(at) + beside) >= len(lines)
+        and sum(step >= 0 for step in steps) >= 0.8 * len(steps)
+        and any(step != 1 for step in steps)
+        and not any(b <= 1 < a for a, b in pairwise(numbers))
+    )
 
 
 def lists_contents(lines: Sequence[str]) -> bool:

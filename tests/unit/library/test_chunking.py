@@ -217,3 +217,27 @@ def test_a_contents_entry_is_never_a_heading() -> None:
 
     assert {c.heading for c in chunks if c.page == 2} == {"Table of Contents"}
     assert [c.heading for c in chunks if c.page == 3] == [""]
+
+
+def test_a_contents_page_of_unnumbered_titles_heads_no_later_page() -> None:
+    # A one-word contents title set large, its unnumbered entries each beside its page
+    # number: the title heads the contents page only, not every section after it.
+    contents, body = PageBuilder(1), PageBuilder(2)
+    contents.add("heading", "CONTENT")
+    titles = ["Introduction", "Drawing", "Specifications", "Functions", "Buttons"]
+    titles += ["Operation", "Settings", "Error codes", "Installation"]
+    contents.add(
+        "paragraph",
+        *(
+            x
+            for n, t in zip([2, 3, 4, 5, 7, 7, 10, 15, 16], titles, strict=True)
+            for x in (t, str(n))
+        ),
+    )
+    body.add("heading", "INTRODUCTION")
+    body.add("paragraph", "Name: intelligent display.")
+
+    chunks = chunk_pages([contents.page(), body.page()])
+
+    assert {c.heading for c in chunks if c.page == 1} == {"CONTENT"}
+    assert [c.heading for c in chunks if c.page == 2] == ["INTRODUCTION"]

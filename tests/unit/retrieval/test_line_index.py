@@ -194,6 +194,28 @@ def test_a_contents_page_with_its_numbers_apart_is_told() -> None:
     assert not is_contents_page([*ENTRIES, *reversed(PAGE_NUMBERS)])
 
 
+# A contents page of unnumbered titles, each followed by its page number on a line of its
+# own, as a PDF's text layer reads a two-column contents table.
+TITLED = ["Introduction", "2", "Drawing", "3", "Specifications", "4", "Functions", "5",
+          "Indication area", "6", "Buttons", "7", "Normal operation", "7",
+          "Settings", "10", "Error codes", "15", "Installation", "16"]  # fmt: skip
+
+
+def test_a_contents_page_of_unnumbered_titles_is_told() -> None:
+    assert is_contents_page(["CONTENT", "Content", "1", *TITLED, "CONTENT"])
+    # A pin table counts its pins one by one and starts again at 1 for the next connector.
+    pins = [x for n in range(3, 11) for x in (str(n), f"PIN_{n}", "Connected to the module")]
+    restarted = [x for n in range(1, 6) for x in (str(n), f"IO_{n}", "Reserved")]
+    assert not is_contents_page([*pins, "J805", *restarted])
+    # A numbered list of short steps counts 1, 2, 3...
+    counted = [x for n in range(1, 11) for x in (str(n), f"Set option {n}")]
+    assert not is_contents_page(counted)
+    # Titles beside numbers that fall back are not page numbers.
+    assert not is_contents_page(
+        [x for pair in zip(TITLED[::2], reversed(TITLED[1::2]), strict=True) for x in pair]
+    )
+
+
 def test_a_contents_page_covers_no_question() -> None:
     idf = {"channel": 2.0, "save": 2.0}
     assert page_coverage([], ["CONTENTS", *ENTRIES, *PAGE_NUMBERS], idf) == 0.0
