@@ -61,7 +61,10 @@ def render_environment(state: TreeData, limit: int = ENV_CHARS) -> str:
     for tool, results in env.results.items():
         for name, refs in results.items():
             lines.append(f"{tool} “{name}”: {', '.join(refs)}")
-    for item in sorted(env.objects.values(), key=lambda o: (o.kind != "summary", -o.confidence)):
+    # Summaries, then pages best first (``Environment.pages``), then readings and the rest.
+    summaries = env.of_kind("summary")
+    others = [o for o in env.objects.values() if o.kind not in ("summary", "page")]
+    for item in [*summaries, *env.pages(), *sorted(others, key=lambda o: -o.confidence)]:
         line = render_found(item)
         if used + len(line) > limit:
             lines.append(f"[{item.ref}] {item.label} (excerpt left out for length)")

@@ -155,7 +155,7 @@ class AnswerTool(Tool):
         return self._program
 
     def evidence_pages(self, state: TreeData, refs: Sequence[str]) -> list[Found]:
-        """The pages to answer from: those asked for, else the most confident few."""
+        """The pages to answer from: those asked for, else the best few (``Environment.pages``)."""
         env = state.environment
         chosen = [
             env.objects[r] for r in refs if r in env.objects and env.objects[r].kind == "page"

@@ -1,6 +1,6 @@
 """summarise: keep the environment small enough for the decision prompt.
 
-It fires on its own when the environment passes a token budget: the most confident pages
+It fires on its own when the environment passes a token budget: the best pages
 keep their excerpts, the others keep only their reference, title and page (so citations
 and reference ids still resolve), and one summary object lists what was set aside.
 """

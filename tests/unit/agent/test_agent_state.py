@@ -37,6 +37,22 @@ def test_environment_gives_stable_refs_and_marks_duplicates() -> None:
     }
 
 
+def test_pages_come_in_the_order_their_searches_ranked_them() -> None:
+    # The ranker put page 7 first and page 3 second, though page 3's closest chunk and
+    # coverage (its confidence) are higher; a second search's first page comes before
+    # the first search's second.
+    env = Environment()
+    env.add("text_search", "q", [page(1, 7, 0.3), page(1, 3, 0.9), page(1, 5, 0.8)])
+    env.add("text_search", "q again", [page(2, 1, 0.4), page(1, 3, 0.9)])
+
+    assert [(p.document_id, p.page) for p in env.pages()] == [(2, 1), (1, 7), (1, 3), (1, 5)]
+    # The decision prompt lists them in that order too.
+    state = TreeData("q", build_atlas([]))
+    state.environment = env
+    shown = render_context(state)["environment"]
+    assert shown.index("[P4]") < shown.index("[P1]") < shown.index("[P2]") < shown.index("[P3]")
+
+
 def test_tree_data_defaults_are_not_shared(sample_library: Library) -> None:
     atlas = build_atlas(sample_library.store.list_documents())
     one, two = TreeData("a", atlas), TreeData("b", atlas)
