@@ -9,7 +9,10 @@ Lantern (the same path as ``python -m app ask``) and by the naive baseline
 (``bench/baseline.py``). Printed per corpus and per category: Hit@1/3/5, MRR, manual
 accuracy, key-fact recall, key facts under the highlighted regions, unanswerables
 abstained, false abstentions, answers hedged ("the manuals may not state this exactly"),
-the median answer length in characters, answer latency p50/p95.
+the median answer length in characters, answer latency p50/p95. Overall, beside Hit@1/3
+and the unanswerables declined: for how many answerable questions a right page is among
+the pages a model would answer from in LLM mode (``app.bench.evidence``, read back from
+each question's trace).
 
 Sets are ``NAME=CORPUS_DIR:DATASET``; by default the two development corpora, held-out
 questions over each (``bench/datasets``), the repository's generated sample manuals, and
@@ -44,7 +47,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 from baseline import NaiveBaseline  # noqa: E402
 
 from app.agent.extractive import HEDGE_LEAD  # noqa: E402
+from app.agent.tools.answer import EVIDENCE_PAGES  # noqa: E402
 from app.bench.dataset import BenchItem, load_dataset  # noqa: E402
+from app.bench.evidence import evidence_pages  # noqa: E402
 from app.bench.judge import KeyFactJudge  # noqa: E402
 from app.bench.metrics import summarise  # noqa: E402
 from app.bench.regions import region_figures, summarise_regions  # noqa: E402
@@ -139,8 +144,21 @@ def run_lantern(library: Any, settings: Any, items: Sequence[BenchItem]) -> list
     for item in items:
         record = judge_record(item, ask_blind(item.query, answerer.ask), judge)
         record["regions"] = region_figures(library.store, item, record)
+        record["evidence"] = llm_evidence(record)
+        if not item.unanswerable:
+            gold = item.gold_pages()
+            record["evidence_hit"] = any(tuple(p) in gold for p in record["evidence"])
         records.append(record)
     return records
+
+
+def llm_evidence(record: dict[str, Any]) -> list[tuple[str, int]]:
+    """The pages a model would answer from in LLM mode (``evidence_pages``), read back
+    from the question's trace; none without a trace."""
+    trace = record.get("trace")
+    if not trace or not Path(trace).is_file():
+        return []
+    return evidence_pages(json.loads(Path(trace).read_text("utf-8")))
 
 
 def run_baseline(library: Any, items: Sequence[BenchItem]) -> list[dict[str, Any]]:
@@ -293,6 +311,17 @@ def print_overall(report: dict[str, Any]) -> None:
         kind = kinds["other" if name.endswith("-other") else "own"]
         kind += [bool(r["abstained"]) for r in records if r["category"] == "unanswerable"]
         false += sum(bool(r["abstained"]) for r in records if r["category"] != "unanswerable")
+    handed = [
+        r["evidence_hit"]
+        for entry in report.values()
+        for r in entry["records"].get("lantern", [])
+        if "evidence_hit" in r
+    ]
+    if handed:
+        print(
+            f"overall lantern: a right page among the {EVIDENCE_PAGES} pages an LLM answers"
+            f" from for {sum(handed)}/{len(handed)} answerable questions"
+        )
     if any(kinds.values()):
         print(
             f"overall lantern: unanswerables declined {sum(kinds['own'])}/{len(kinds['own'])}"
