@@ -31,7 +31,7 @@ from app.retrieval.query import (
     tokenize,
 )
 from app.retrieval.regions import is_contents_line
-from app.retrieval.terms import code_key, is_code, name_runs, one_off
+from app.retrieval.terms import capitalised_words, code_key, is_code, name_runs, one_off
 from app.retrieval.text import PageHit, SearchResult, TextSearch, header_band
 from app.retrieval.units import (
     asked_key,
@@ -212,6 +212,7 @@ def foreign_equipment(
     query: QueryAnalysis,
     unprinted: Callable[[Sequence[str]], Sequence[str]],
     unknown: Callable[[Sequence[str]], Sequence[str]] | None = None,
+    unknown_names: Callable[[Sequence[str]], Sequence[str]] | None = None,
 ) -> tuple[str, ...]:
     """The equipment a question names that no manual of the library mentions, when it
     names no manual's product: its codes ("the Siemens V20", "a KX-400 meter") when no
@@ -220,9 +221,12 @@ def foreign_equipment(
     prints a word of them (``unknown``: ``TextSearch.unknown_words``). Such a question is
     about equipment whose manual is not in the library, and a manual that shares its
     other words ("output current") says nothing about it. A value with its unit ("24 V")
-    is no code; a single capitalised word ("a Fluke meter") names no equipment for sure.
-    A question that also names a product of the library, or a code some manual prints,
-    may be about that one: nothing is declined."""
+    is no code. A single capitalised word names equipment only when neither the library
+    nor English knows it (``unknown_names``: ``TextSearch.unknown_names``): "a Heathkit
+    tuner" does, "a Siemens meter" does not; nor does the lexicon know every maker of
+    tools ("a Fluke meter" reads as other equipment). A question that also names a
+    product of the library, or a code some manual prints, may be about that one: nothing
+    is declined."""
     if query.products:
         return ()
     codes = [i for i in query.identifiers if is_code(i) and not _is_value(i)]
@@ -241,7 +245,14 @@ def foreign_equipment(
     if unknown is None:
         return missing
     runs = name_runs(query.text)
-    return missing + tuple(" ".join(r) for r in runs if len(unknown(r)) == len(r))
+    whole = [r for r in runs if len(unknown(r)) == len(r)]
+    named = tuple(" ".join(r) for r in whole)
+    if unknown_names is None:
+        return missing + named
+    # One word of a run the library knows another word of ("a Sur-Gard System") still
+    # names equipment when nothing knows it.
+    single = [w for w in capitalised_words(query.text) if not any(w in r for r in whole)]
+    return missing + named + tuple(unknown_names(single))
 
 
 # Words of a question: one that starts with a letter and holds at least two letters and
@@ -279,7 +290,7 @@ def answer_from_search(
     (``foreign_in``: the agent reads it once, from the question as written)."""
     terms = result.query.terms
     if foreign is None:
-        foreign = foreign_equipment(result.query, search.unprinted_codes, search.unknown_words)
+        foreign = foreign_in_query(result.query, search)
     return answer_extractively(
         result,
         store,
@@ -294,7 +305,14 @@ def answer_from_search(
 
 def foreign_in(question: str, search: TextSearch) -> tuple[str, ...]:
     """``foreign_equipment`` of a question as the technician wrote it."""
-    return foreign_equipment(search.analyse(question), search.unprinted_codes, search.unknown_words)
+    return foreign_in_query(search.analyse(question), search)
+
+
+def foreign_in_query(query: QueryAnalysis, search: TextSearch) -> tuple[str, ...]:
+    """``foreign_equipment`` of an analysed question, asking ``search``'s library."""
+    return foreign_equipment(
+        query, search.unprinted_codes, search.unknown_words, search.unknown_names
+    )
 
 
 def answer_pages(result: SearchResult, limit: int = 3) -> list[PageHit]:

@@ -272,3 +272,19 @@ def name_runs(text: str) -> list[tuple[str, ...]]:
     if len(run) >= 2:
         runs.append(tuple(run))
     return runs
+
+
+def capitalised_words(text: str) -> list[str]:
+    """Single capitalised words of four letters or more, in mixed case ("a Heathkit
+    tuner", "a Sur-Gard receiver"): how a maker or a product is written when the question
+    names it by one word. Acronyms in capitals ("EOL", "CT") and words with digits (codes:
+    ``is_code``) are not among them."""
+    return [
+        word
+        for word in dict.fromkeys(_WORD_AT.findall(text))
+        if word[0].isupper()
+        and any(c.islower() for c in word)
+        and word.replace("-", "").isalpha()
+        and len(word.replace("-", "")) >= 4
+        and word.lower() not in STOPWORDS
+    ]

@@ -378,6 +378,18 @@ class TextSearch:
         held = self.known([w.lower() for w in words])
         return tuple(w for w in words if w.lower() not in held)
 
+    def unknown_names(self, words: Sequence[str]) -> tuple[str, ...]:
+        """Those of ``words`` that name something neither the library nor English knows:
+        no manual prints them (``unknown_words``), the English lexicon lacks them or a
+        part of them ("Heathkit", "Sur-Gard"; not "Siemens" or "Customer"), and none is one slip of
+        typing from a word the manuals print (``corrections``: "Quectell" is Quectel)."""
+        return tuple(
+            w
+            for w in self.unknown_words(words)
+            if not all(lexicon_knows(part) for part in w.lower().split("-") if part)
+            and not self.corrections(w)
+        )
+
     def _per_manual(
         self,
         cache: dict[tuple[int, str], frozenset[str]],

@@ -13,8 +13,9 @@ import pytest
 from app.agent.extractive import foreign_equipment
 from app.library.embedding import HashingEmbedder
 from app.library.library import Library
+from app.library.textquality import _vocab_path
 from app.retrieval.query import QueryAnalysis
-from app.retrieval.terms import code_key, code_variants, name_runs, one_off
+from app.retrieval.terms import capitalised_words, code_key, code_variants, name_runs, one_off
 from app.retrieval.text import TextSearch
 from tests.helpers.agents import no_llm_answer, note_library_fixture
 
@@ -51,7 +52,7 @@ def test_a_scan_may_misread_a_code_only_as_a_lookalike() -> None:
         ("Is a Texecom Premier Elite 24 like it?", [("Texecom", "Premier", "Elite")]),
         ("Can I use a Fluke meter on it?", []),  # one word names nothing for sure
         ("Daikin Altherma: how do I reset it?", [("Daikin", "Altherma")]),
-        ("Restoring an old Heathkit tuner", []),  # one capitalised word names nothing for sure
+        ("Restoring an old Heathkit tuner", []),  # one word is no run (capitalised_words)
         ("Is the Sur-Gard System fitted?", [("Sur-Gard", "System")]),
         ("Is the Siemens, Bosch or ABB drive better?", []),  # a list, not a name
         ("What does the LED on the KP-20 mean?", []),  # codes are told apart (is_code)
@@ -113,6 +114,41 @@ def test_a_name_no_manual_prints_a_word_of_is_foreign() -> None:
     assert ask("Does the Daikin Altherma FTX35 fit?", ["FTX35"]) == ("FTX35", "Daikin Altherma")
 
 
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("Restoring an old Heathkit tuner", ["Restoring", "Heathkit"]),
+        ("Is the Sur-Gard System fitted?", ["Sur-Gard", "System"]),
+        ("Does the EOL resistor on the CT fit?", []),  # acronyms are not names
+        ("What does the KP-20 LED mean?", []),  # nor are codes
+        ("Is it like the Ajax one?", ["Ajax"]),  # too short: "Is", "It"
+    ],
+)
+def test_capitalised_words(text: str, words: list[str]) -> None:
+    assert capitalised_words(text) == words
+
+
+def test_a_single_name_nothing_knows_is_foreign() -> None:
+    def unknown(words: Sequence[str]) -> tuple[str, ...]:  # the library prints "system"
+        return tuple(w for w in words if w.lower() != "system")
+
+    def unknown_names(words: Sequence[str]) -> tuple[str, ...]:  # nor English knows these
+        return tuple(w for w in words if w in {"Heathkit", "Sur-Gard"})
+
+    def ask(
+        text: str, identifiers: Sequence[str] = (), products: tuple[int, ...] = ()
+    ) -> tuple[str, ...]:
+        query = _query(identifiers, products, text=text)
+        return foreign_equipment(query, _unprinted({"x4"}), unknown, unknown_names)
+
+    assert ask("Restoring an old Heathkit tuner: what IF?") == ("Heathkit",)
+    # A run the library knows a word of may still hold a name nothing knows.
+    assert ask("Is the Sur-Gard System fitted?") == ("Sur-Gard",)
+    assert ask("Can I test it with a Siemens meter?") == ()
+    assert ask("Is the Heathkit wired to X4?", ["X4"]) == (), "X4 is printed"
+    assert ask("Does the HP9 work with a Heathkit?", products=(1,)) == (), "it names the HP9"
+
+
 library = note_library_fixture("foreign", NOTES)
 
 
@@ -143,3 +179,27 @@ def test_the_agent_declines_equipment_no_manual_mentions(library: Library, tmp_p
 def test_a_code_written_another_way_is_the_manuals(library: Library, tmp_path: Path) -> None:
     answer = no_llm_answer(library, tmp_path, "Which terminal does the FT-60 sensor connect to?")
     assert not answer.abstained and "X4" in answer.text
+
+
+@pytest.mark.skipif(
+    _vocab_path() is None, reason="the MiniLM vocabulary (English lexicon) is not installed"
+)
+def test_a_name_neither_the_library_nor_english_knows_is_declined(
+    library: Library, tmp_path: Path
+) -> None:
+    search = TextSearch(library.store, HashingEmbedder())
+    try:
+        # "Kestrell" is one slip from the manual's "Kestrel"; the lexicon knows "Siemens".
+        assert search.unknown_names(["Heathkit", "Kestrell", "Siemens", "Kestrel"]) == ("Heathkit",)
+    finally:
+        search.close()
+    foreign = no_llm_answer(
+        library, tmp_path, "What is the maximum output current of the old Heathkit inverter?"
+    )
+    assert foreign.abstained and "No manual in the library mentions Heathkit" in foreign.text
+    own = no_llm_answer(
+        library,
+        tmp_path,
+        "Can I read the maximum output current of the inverter with a Siemens meter?",
+    )
+    assert not own.abstained and "16 A" in own.text
