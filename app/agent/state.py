@@ -94,7 +94,7 @@ class Environment:
         pages in the page ranker's order), then most confident first; order of discovery
         breaks ties. Confidence alone (a page's closest chunk and coverage) is a far worse
         order than the ranker's: on the development sets' 129 answerable questions a right
-        page was among the first four pages by confidence for 110, by place for 121
+        page was among the first four pages by confidence for 111, by place for 121
         (``bench/cross_corpus.py``, "pages an LLM answers from")."""
         place: dict[str, int] = {}
         for by_name in self.results.values():
