@@ -8,6 +8,8 @@ size, running headers and footers) are known.
 from __future__ import annotations
 
 import re
+import unicodedata
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -279,7 +281,8 @@ def document_title(doc: pymupdf.Document, first: RawPage | None, fallback: str) 
     placeholder = re.search(
         r"\.(docx?|pdf|indd|qxd)$|^untitled|^microsoft|\bdocument title\b|^title$", meta, re.I
     )
-    if len(meta) > 3 and not placeholder and _WORD.search(meta):
+    text = " ".join(ln.text for ln in first.lines) if first is not None else ""
+    if len(meta) > 3 and not placeholder and _WORD.search(meta) and not _foreign_script(meta, text):
         return meta
     if first is not None:
         lines = [ln for ln in first.lines if len(ln.text) > 3 and ln.size > 0]
@@ -292,3 +295,20 @@ def document_title(doc: pymupdf.Document, first: RawPage | None, fallback: str) 
 
 
 _WORD = re.compile(r"[^\W\d_]{3,}")  # three letters in a row, in any script
+
+
+def _foreign_script(title: str, text: str) -> bool:
+    """Whether ``title`` is written in a script the first page's ``text`` hardly uses: a
+    print job's name in the maker's language ("说明书 uv-K5英文（10X9.5cm）") on a manual
+    printed in English. A page of too few letters to tell says nothing."""
+    body = Counter(_script(c) for c in text if c.isalpha())
+    letters = sum(body.values())
+    if letters < 50:
+        return False
+    scripts = {_script(c) for c in title if c.isalpha()}
+    return any(body[script] < 0.02 * letters for script in scripts)
+
+
+def _script(letter: str) -> str:
+    """A letter's script, as the first word of its Unicode name ("LATIN", "CJK", "CYRILLIC")."""
+    return unicodedata.name(letter, "?").split(" ")[0]

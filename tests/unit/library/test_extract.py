@@ -175,6 +175,20 @@ def test_a_title_without_a_word_gives_way_to_the_file_name(raws: list[RawPage]) 
     assert document_title(doc, None, "Radio Manual") == "说明书 uv-K5"
 
 
+def test_a_title_in_a_script_the_manual_is_not_printed_in_gives_way() -> None:
+    # A print job's name in the maker's language on a manual printed in English.
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 90), "Two-Way Radio", fontsize=24)
+    body = "Hold the PTT key to transmit and release it to listen to the channel."
+    page.insert_text((72, 140), body, fontsize=10)
+    doc.set_metadata({"title": "说明书 uv-K5英文（10X9.5cm）230216"})
+    assert document_title(doc, read_page(doc[0]), "Radio Manual") == "Two-Way Radio"
+    # A title in the script the manual is printed in stays.
+    doc.set_metadata({"title": "UV-K5 Radio Guide"})
+    assert document_title(doc, read_page(doc[0]), "Radio Manual") == "UV-K5 Radio Guide"
+
+
 def _grid_pdf(rows: list[str], cell: float = 14.0) -> pymupdf.Document:
     """A display drawn as a ruled grid with one character in each cell, as manuals draw a
     keypad's screen."""
