@@ -212,11 +212,14 @@ def choose_signals(samples: Sequence[Sample], max_false: float) -> list[int]:
     scored.sort(key=lambda x: x[0], reverse=True)
     print("signals by leave-one-corpus-out (summed over the corpora left out; the worst")
     print("corpus's false abstentions must stay within the limit):")
-    for (within, *_), used, out in scored[:6]:
+    shipped = tuple(i for i, name in enumerate(SIGNALS) if WEIGHTS.get(name, 0.0) != 0.0)
+    shown = scored[:6] + [x for x in scored[6:] if x[1] == shipped]
+    for (within, *_), used, out in shown:
         names = ", ".join(SIGNALS[i] for i in used)
         print(
             f"  {out.declined}/{out.unanswerable} declined, {out.false} false"
             f" (worst corpus {out.worst_false_share:.0%}{'' if within else ', over'}): {names}"
+            + ("  <- the signals that ship" if used == shipped else "")
         )
     print()
     return list(scored[0][1])

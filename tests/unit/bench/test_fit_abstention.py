@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
 from fit_abstention import Sample, figures, fit, probabilities, threshold
@@ -72,6 +73,30 @@ def test_signals_are_chosen_by_how_they_do_on_the_corpus_left_out() -> None:
             row[0] = shift + (0.5 if answerable else 0.0) + rng.normal(0, 0.05)
             samples.append(Sample(corpus, f"{corpus}{i}", row[None, :], answerable))
     assert choose_signals(samples, max_false=0.05) == [len(SIGNALS) - 1]
+
+
+def test_the_signals_that_ship_are_listed_even_when_not_among_the_best(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import fit_abstention
+
+    # Ship the first signal only: it separates within a corpus, not across them, so it is
+    # not among the best few sets; its line is printed all the same, marked.
+    monkeypatch.setattr(fit_abstention, "WEIGHTS", {SIGNALS[0]: 1.0})
+    rng = np.random.default_rng(0)
+    samples = []
+    for corpus, shift in (("a", 0.0), ("b", 1.0), ("c", -1.0)):
+        for i in range(30):
+            answerable = i % 3 != 0
+            row = np.zeros(len(SIGNALS))
+            row[-1] = 1.0 if answerable else 0.0
+            row[0] = shift + (0.5 if answerable else 0.0) + rng.normal(0, 0.05)
+            samples.append(Sample(corpus, f"{corpus}{i}", row[None, :], answerable))
+    fit_abstention.choose_signals(samples, max_false=0.05)
+    shipped = [ln for ln in capsys.readouterr().out.splitlines() if "the signals that ship" in ln]
+    assert len(shipped) == 1 and shipped[0].rstrip().endswith(
+        f"): {SIGNALS[0]}  <- the signals that ship"
+    )
 
 
 def test_the_hedged_band_holds_at_most_its_share_of_the_answerable_questions() -> None:
