@@ -11,7 +11,10 @@ on every corpus, are printed; ``--choose-signals`` ships the best of them instea
 six. A logistic model of "the evidence answers it" is fitted on all the sets, then the
 threshold below which Lantern declines: the highest one that keeps false abstentions (by
 each question's best quote set) at or under ``--max-false`` of the answerable questions of
-every corpus, and the band above it where answers are hedged (``hedge_threshold``).
+every corpus. Apart from it, the caution: a logistic model over the signals that mean the
+same in any library (``SCALE_FREE``), fitted on all the sets, under which the least sure
+fifth of the answerable questions are answered with "the manuals may not state this
+exactly" (``caution_threshold``).
 
 Printed per corpus: the model fitted on the other corpus, on this one, on all (the one
 ``--write`` puts into ``app/agent/abstention_weights.py``), and the one that ships now:
@@ -36,7 +39,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from cross_corpus import FIT_SETS, BenchSet, cached, open_library  # noqa: E402
 
-from app.agent.abstention import SIGNALS  # noqa: E402
+from app.agent.abstention import SCALE_FREE, SIGNALS  # noqa: E402
 from app.agent.abstention_weights import ABSTAIN_BELOW, BIAS, WEIGHTS  # noqa: E402
 from app.bench.dataset import load_dataset  # noqa: E402
 
@@ -225,33 +228,34 @@ def choose_signals(samples: Sequence[Sample], max_false: float) -> list[int]:
     return list(scored[0][1])
 
 
-def hedge_threshold(
-    samples: Sequence[Sample], w: np.ndarray, t: float, share: float = HEDGE_SHARE
+def caution_threshold(
+    samples: Sequence[Sample], w: np.ndarray, share: float = HEDGE_SHARE
 ) -> float:
-    """Below this probability (and at or above ``t``) an answer is hedged: the widest band
-    above ``t`` that holds at most ``share`` of the answerable questions. A fixed width
-    would not do: how spread the probabilities are depends on the signals chosen."""
-    p = probabilities(samples, w)[[s.answerable for s in samples]]
-    levels = sorted({float(x) for x in p if x >= t})
-    best = t
-    for below, level in zip([t, *levels], levels, strict=False):
-        if float(((p >= t) & (p < level)).sum()) > share * max(len(p), 1):
-            break
-        best = (below + level) / 2
-    return best
+    """Below this sureness (the caution model's probability) an answer is hedged: the
+    least sure ``share`` of the answerable questions."""
+    p = np.sort(probabilities(samples, w)[[s.answerable for s in samples]])
+    if not len(p):
+        return 0.0
+    return float(p[min(int(share * len(p)), len(p) - 1)])
 
 
-def write_weights(w: np.ndarray, t: float, hedge: float) -> None:
+def write_weights(w: np.ndarray, t: float, caution: np.ndarray, hedge: float) -> None:
     lines = [
-        '"""Weights of the abstention model (``abstention.py``). Written by'
+        '"""Weights of the abstention models (``abstention.py``). Written by'
         " ``bench/fit_abstention.py``;",
         'do not edit."""',
         "",
+        "# Declining: the signals chosen by leave-one-corpus-out.",
         f"BIAS = {w[0]:.4f}",
         "WEIGHTS: dict[str, float] = {",
         *(f'    "{n}": {v:.4f},' for n, v in zip(SIGNALS, w[1:], strict=True)),
         "}",
         f"ABSTAIN_BELOW = {t:.4f}",
+        '# The caution ("the manuals may not state this exactly"): the scale-free signals.',
+        f"CAUTION_BIAS = {caution[0]:.4f}",
+        "CAUTION_WEIGHTS: dict[str, float] = {",
+        *(f'    "{n}": {v:.4f},' for n, v in zip(SCALE_FREE, caution[1:], strict=True)),
+        "}",
         f"HEDGE_BELOW = {hedge:.4f}",
         "",
     ]
@@ -301,14 +305,27 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"{corpus:<10}{name:<26}{f['declined_right']:>5}/{f['unanswerable']:<4}"
                 f"{f['recall']:>8.2f}{f['precision']:>10.2f}{f['false']:>5}/{f['answerable']:<3}"
             )
-    hedge = hedge_threshold(samples, w_all, t_all)
-    print(f"fitted on all: threshold {t_all:.2f}, hedged below {hedge:.4f}, bias {w_all[0]:+.3f}")
+    print(f"fitted on all: threshold {t_all:.2f}, bias {w_all[0]:+.3f}")
     weights = np.r_[w_all[0], np.zeros(len(SIGNALS))]
     weights[[1 + i for i in used]] = w_all[1:]
     for n, v in zip(SIGNALS, weights[1:], strict=True):
         print(f"  {n:<12}{v:+.3f}" + ("" if SIGNALS.index(n) in used else "  (not chosen)"))
+    # The caution: every scale-free signal, fitted on all sets; the least sure fifth of
+    # the answerable questions are hedged.
+    scale_free = [_only(s, [SIGNALS.index(n) for n in SCALE_FREE]) for s in everything]
+    w_caution = fit(scale_free)
+    hedge = caution_threshold(scale_free, w_caution)
+    sure = probabilities(scale_free, w_caution)
+    declined = probabilities(samples, w_all) < t_all
+    hedged = (~declined) & (sure < hedge)
+    print(
+        f"caution: hedged below {hedge:.4f}; of the answers given, {int(hedged.sum())} of"
+        f" {int((~declined).sum())} hedged, bias {w_caution[0]:+.3f}"
+    )
+    for n, v in zip(SCALE_FREE, w_caution[1:], strict=True):
+        print(f"  {n:<12}{v:+.3f}")
     if args.write:
-        write_weights(weights, t_all, hedge)
+        write_weights(weights, t_all, w_caution, hedge)
     return 0
 
 

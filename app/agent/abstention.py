@@ -18,20 +18,24 @@ word for word by a page that prints no fuse rating. So the no-LLM answer weighs:
   ("what *fuse rating*", ``query.asked_words``) that the quoted passages hold (1 when it
   asks yes or no).
 
-A logistic model turns them into the probability that the evidence answers the question.
-Its weights and the two thresholds (decline below ``ABSTAIN_BELOW``; answer with a caution
-that the manual may not state it exactly below ``HEDGE_BELOW``, the least sure fifth of
-the answers) are fitted on the development sets by ``bench/fit_abstention.py``, which
+A logistic model turns them into the probability that the evidence answers the question,
+and a question is declined below ``ABSTAIN_BELOW``. A second logistic model, over the
+signals that mean the same in any library (``SCALE_FREE``), says how sure an answer given
+is: the least sure fifth of the development sets' answerable questions (below
+``HEDGE_BELOW``) are answered with a caution that the manual may not state it exactly.
+Declining costs an answer, so its model weighs only signals that transfer within the
+false-abstention limit; a caution costs nothing but a sentence. Both models and their
+thresholds are fitted on the development sets by ``bench/fit_abstention.py``, which
 prints their precision and recall across corpora, and how every smaller set of signals
-would do on a corpus it was not fitted on. The model that ships weighs only the signals
-that held false abstentions down on every corpus left out on the libraries it was fitted
-on (``quantity``, ``salient``, ``asked``); the others read zero. ``support``, ``best`` and
-``rank_score`` are shares and scores whose scale differs from one library to another:
-fitted on two corpora, a model of all six declined 11 of the third corpus's 41 answerable
-questions (README, benchmarks). On libraries imported with a later chunker those three
-signals, fitted on two corpora, abstain falsely on 9% of the third's answerable questions;
-``quantity`` alone stays within 5% but gives every answer one of three probabilities, so no
-band of least sure answers is left to hedge (README, "tried and not kept").
+would do on a corpus it was not fitted on. The decline model that ships weighs only the
+signals that held false abstentions within 5% on every corpus left out: ``quantity`` alone
+on this version's libraries (``quantity``, ``salient`` and ``asked`` did on the version
+before's, and abstain falsely on 9% of a corpus left out on this version's); the others
+read zero. ``support``, ``best`` and ``rank_score`` are shares and scores whose scale
+differs from one library to another: fitted on two corpora, a model of all six declined 11
+of the third corpus's 41 answerable questions (README, benchmarks). ``quantity`` alone
+gives every answer one of three probabilities, which leaves no band of least sure answers:
+hence the caution apart.
 """
 
 from __future__ import annotations
@@ -39,9 +43,20 @@ from __future__ import annotations
 import math
 from dataclasses import astuple, dataclass
 
-from app.agent.abstention_weights import ABSTAIN_BELOW, BIAS, HEDGE_BELOW, WEIGHTS
+from app.agent.abstention_weights import (
+    ABSTAIN_BELOW,
+    BIAS,
+    CAUTION_BIAS,
+    CAUTION_WEIGHTS,
+    HEDGE_BELOW,
+    WEIGHTS,
+)
 
 SIGNALS = ("support", "best", "quantity", "rank_score", "salient", "asked")
+# The signals that mean the same in any library: what the quotes hold of the question, not
+# a share or a score whose scale differs from one library to another. The caution weighs
+# them all; the decline only those that transfer within the false-abstention limit.
+SCALE_FREE = ("quantity", "salient", "asked")
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,8 +82,17 @@ def answerable(signals: AnswerSignals, weights: dict[str, float] | None = None) 
     return 1.0 / (1.0 + math.exp(-max(min(z, 40.0), -40.0)))
 
 
-def verdict(probability: float) -> str:
-    """'answer', 'hedge' (answer, saying the manual may not state it exactly) or 'abstain'."""
+def caution(signals: AnswerSignals) -> float:
+    """How sure an answer is, by the caution model: the least sure of the answers given
+    (below ``HEDGE_BELOW``) say the manual may not state it exactly."""
+    return answerable(signals, {"bias": CAUTION_BIAS, **CAUTION_WEIGHTS})
+
+
+def verdict(probability: float, sureness: float | None = None) -> str:
+    """'answer', 'hedge' (answer, saying the manual may not state it exactly) or 'abstain':
+    declined below ``ABSTAIN_BELOW`` of the decline model's ``probability``, hedged below
+    ``HEDGE_BELOW`` of the caution model's ``sureness`` (``caution``)."""
     if probability < ABSTAIN_BELOW:
         return "abstain"
-    return "hedge" if probability < HEDGE_BELOW else "answer"
+    sure = probability if sureness is None else sureness
+    return "hedge" if sure < HEDGE_BELOW else "answer"

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from app.agent.abstention import AnswerSignals, answerable, verdict
+from app.agent.abstention import AnswerSignals, answerable, caution, verdict
 from app.library.models import Box, TextLine, union_box
 from app.library.store import Store
 from app.retrieval.query import (
@@ -169,7 +169,7 @@ def answer_extractively(
     support = _coverage(evidence_text, weights)
     signals = answer_signals(result, chosen, support, weights)
     probability = answerable(signals)
-    decided = verdict(probability)
+    decided = verdict(probability, caution(signals))
     if decided == "abstain":
         return _abstain(result, support, signals, probability)
     chosen = _with_next(chosen, units)

@@ -99,13 +99,13 @@ def test_the_signals_that_ship_are_listed_even_when_not_among_the_best(
     )
 
 
-def test_the_hedged_band_holds_at_most_its_share_of_the_answerable_questions() -> None:
-    from fit_abstention import hedge_threshold
+def test_the_least_sure_fifth_of_the_answerable_questions_are_hedged() -> None:
+    from fit_abstention import caution_threshold
 
     w = np.zeros(len(SIGNALS) + 1)
     w[0], w[1] = -5.0, 10.0
     samples = [sample(True, x) for x in np.linspace(0.45, 1.0, 10)]
-    t = 0.4
-    h = hedge_threshold(samples, w, t, share=0.2)
-    p = probabilities(samples, w)
-    assert ((p >= t) & (p < h)).sum() == 2  # the two least sure of ten
+    samples.append(sample(False, 0.0))  # an unanswerable one is not counted
+    h = caution_threshold(samples, w, share=0.2)
+    p = probabilities(samples, w)[:10]
+    assert (p < h).sum() == 2  # the two least sure of ten
