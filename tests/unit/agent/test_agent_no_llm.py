@@ -9,12 +9,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 from app.agent.events import Answer, Decision, Done, Error, Result, Status, Token, to_json
+from app.agent.extractive import HEDGE_LEAD
 from app.agent.loop import Tree
 from app.agent.service import Conversation
 from tests.unit.agent.scripted import answer_of, decisions, run
 
 AUX = "What voltage and maximum current does the AX-200's AUX+ terminal supply?"
 ZWAVE = "What is the maximum Z-Wave mesh range of the panel's radio?"
+# The sample manuals print no torque value anywhere: the manuals don't say.
+TORQUE = "What torque should the panel's terminal screws be tightened to?"
 
 
 def test_events_are_well_formed_and_end_in_done(make_agent: Callable[..., Tree]) -> None:
@@ -53,15 +56,27 @@ def test_answer_cites_real_pages_with_regions(make_agent: Callable[..., Tree]) -
 def test_a_question_the_manuals_do_not_answer_is_declined(
     make_agent: Callable[..., Tree],
 ) -> None:
-    events = run(make_agent(), ZWAVE)
+    events = run(make_agent(), TORQUE)
     answer = answer_of(events)
 
     assert answer.abstained and answer.citations == []
-    assert "don't say" in answer.text
+    assert "don't say" in answer.text and "torque value" in answer.text
     # it names what it searched: the manuals and every query it ran
     queries = [d.inputs["query"] for d in decisions(events) if d.tool == "text_search"]
     assert all(f"“{q}”" in answer.text for q in queries)
     assert "Lumen AX-200" in answer.text or "AX200" in answer.text
+
+
+def test_a_question_its_quotes_barely_touch_is_answered_with_the_caution(
+    make_agent: Callable[..., Tree],
+) -> None:
+    # Nothing the manuals print is a Z-Wave range, and it asks for no quantity the rules
+    # could find missing: the closest passages are given, saying they may not answer it
+    # (the decline weighs only what transfers across corpora: abstention.py).
+    answer = answer_of(run(make_agent(), ZWAVE))
+
+    assert not answer.abstained and answer.text.startswith(HEDGE_LEAD)
+    assert answer.citations
 
 
 def test_weak_evidence_gets_a_second_reformulated_search(
@@ -131,4 +146,5 @@ def test_step_limit_answers_with_what_it_has(make_agent: Callable[..., Tree]) ->
     assert [d.tool for d in steps] == ["text_search", "answer"]
     assert steps[-1].source == "limit"
     assert isinstance(steps[-1], Decision) and "limit" in steps[-1].reasoning
-    assert answer_of(events).abstained
+    answer = answer_of(events)
+    assert answer.abstained or answer.text.startswith(HEDGE_LEAD)
