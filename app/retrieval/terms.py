@@ -276,8 +276,8 @@ def name_runs(text: str) -> list[tuple[str, ...]]:
 
 def capitalised_words(text: str) -> list[str]:
     """Single capitalised words of four letters or more, in mixed case ("a Heathkit
-    tuner", "a Sur-Gard receiver"): how a maker or a product is written when the question
-    names it by one word. Acronyms in capitals ("EOL", "CT") and words with digits (codes:
+    unit", "a Sur-Gard model"): how a maker or a product is written when the question
+    names it by one word. Acronyms in capitals ("LED", "USB") and words with digits (codes:
     ``is_code``) are not among them."""
     return [
         word

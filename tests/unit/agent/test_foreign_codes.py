@@ -119,7 +119,7 @@ def test_a_name_no_manual_prints_a_word_of_is_foreign() -> None:
     [
         ("Restoring an old Heathkit tuner", ["Restoring", "Heathkit"]),
         ("Is the Sur-Gard System fitted?", ["Sur-Gard", "System"]),
-        ("Does the EOL resistor on the CT fit?", []),  # acronyms are not names
+        ("Does the LED by the USB port light?", []),  # acronyms are not names
         ("What does the KP-20 LED mean?", []),  # nor are codes
         ("Is it like the Ajax one?", ["Ajax"]),  # "Is" is a function word
     ],

@@ -59,20 +59,25 @@ def test_the_threshold_holds_the_limit_on_every_corpus_not_only_in_sum() -> None
     assert figures(samples, w, t)["declined_right"] == 1
 
 
-def test_signals_are_chosen_by_how_they_do_on_the_corpus_left_out() -> None:
-    from fit_abstention import choose_signals
-
+def _three_corpora() -> list[Sample]:
+    """Three corpora of 30 questions: the last signal means the same in every corpus; the
+    first separates within a corpus only (its scale shifts from one to the next)."""
     rng = np.random.default_rng(0)
     samples = []
     for corpus, shift in (("a", 0.0), ("b", 1.0), ("c", -1.0)):
         for i in range(30):
             answerable = i % 3 != 0
             row = np.zeros(len(SIGNALS))
-            row[-1] = 1.0 if answerable else 0.0  # means the same in every corpus; the
-            # first signal separates within a corpus only (its scale shifts)
+            row[-1] = 1.0 if answerable else 0.0
             row[0] = shift + (0.5 if answerable else 0.0) + rng.normal(0, 0.05)
             samples.append(Sample(corpus, f"{corpus}{i}", row[None, :], answerable))
-    assert choose_signals(samples, max_false=0.05) == [len(SIGNALS) - 1]
+    return samples
+
+
+def test_signals_are_chosen_by_how_they_do_on_the_corpus_left_out() -> None:
+    from fit_abstention import choose_signals
+
+    assert choose_signals(_three_corpora(), max_false=0.05) == [len(SIGNALS) - 1]
 
 
 def test_the_signals_that_ship_are_listed_even_when_not_among_the_best(
@@ -83,16 +88,7 @@ def test_the_signals_that_ship_are_listed_even_when_not_among_the_best(
     # Ship the first signal only: it separates within a corpus, not across them, so it is
     # not among the best few sets; its line is printed all the same, marked.
     monkeypatch.setattr(fit_abstention, "WEIGHTS", {SIGNALS[0]: 1.0})
-    rng = np.random.default_rng(0)
-    samples = []
-    for corpus, shift in (("a", 0.0), ("b", 1.0), ("c", -1.0)):
-        for i in range(30):
-            answerable = i % 3 != 0
-            row = np.zeros(len(SIGNALS))
-            row[-1] = 1.0 if answerable else 0.0
-            row[0] = shift + (0.5 if answerable else 0.0) + rng.normal(0, 0.05)
-            samples.append(Sample(corpus, f"{corpus}{i}", row[None, :], answerable))
-    fit_abstention.choose_signals(samples, max_false=0.05)
+    fit_abstention.choose_signals(_three_corpora(), max_false=0.05)
     shipped = [ln for ln in capsys.readouterr().out.splitlines() if "the signals that ship" in ln]
     assert len(shipped) == 1 and shipped[0].rstrip().endswith(
         f"): {SIGNALS[0]}  <- the signals that ship"
