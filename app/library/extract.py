@@ -287,14 +287,29 @@ def document_title(doc: pymupdf.Document, first: RawPage | None, fallback: str) 
     if first is not None:
         lines = [ln for ln in first.lines if len(ln.text) > 3 and ln.size > 0]
         if lines:
-            top = max(ln.size for ln in lines)
-            title = " ".join(ln.text for ln in lines if ln.size >= top - 0.5)
+            title = " ".join(ln.text for ln in _title_lines(lines))
             if 3 < len(title) <= 120 and _WORD.search(title):
                 return title
     return fallback
 
 
 _WORD = re.compile(r"[^\W\d_]{3,}")  # three letters in a row, in any script
+
+
+def _title_lines(lines: Sequence[TextLine]) -> list[TextLine]:
+    """The cover's title: the first line of its largest text and those of the same size
+    that follow it down the page, each within about two lines of the one before. A
+    heading of the same size further down is another thing: a cover that opens onto the
+    contents ("DP C240.CAN" at the top, "CONTENT" halfway down) is titled by the first."""
+    top = max(ln.size for ln in lines)
+    big = [ln for ln in lines if ln.size >= top - 0.5]
+    title = [big[0]]
+    for line in big[1:]:
+        # Tops, not gaps: a line's box may be taller than its letters.
+        if abs(line.box[1] - title[-1].box[1]) > 2.5 * top:
+            break
+        title.append(line)
+    return title
 
 
 def _foreign_script(title: str, text: str) -> bool:

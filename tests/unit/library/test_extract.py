@@ -189,6 +189,17 @@ def test_a_title_in_a_script_the_manual_is_not_printed_in_gives_way() -> None:
     assert document_title(doc, read_page(doc[0]), "Radio Manual") == "UV-K5 Radio Guide"
 
 
+def test_a_heading_of_the_titles_size_further_down_is_not_part_of_the_title() -> None:
+    # A cover that opens onto the contents: the heading "Contents" is as large as the title.
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 80), "DP C240", fontsize=20)
+    page.insert_text((72, 104), "Display Manual", fontsize=20)
+    page.insert_text((72, 400), "Contents", fontsize=20)
+    page.insert_text((72, 430), "Introduction 2", fontsize=8)
+    assert document_title(doc, read_page(doc[0]), "fallback") == "DP C240 Display Manual"
+
+
 def _grid_pdf(rows: list[str], cell: float = 14.0) -> pymupdf.Document:
     """A display drawn as a ruled grid with one character in each cell, as manuals draw a
     keypad's screen."""
