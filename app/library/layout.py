@@ -6,6 +6,7 @@ blocks for the chunker.
 
 from __future__ import annotations
 
+import calendar
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -265,6 +266,27 @@ def _titles_beside_numbers(lines: Sequence[str]) -> bool:
         and any(step != 1 for step in steps)
         and not any(b <= 1 < a for a, b in pairwise(numbers))
     )
+
+
+# A date with its year, as a revision history prints it ("2015-03-03", "03/03/2015",
+# "March 2015"); the months' names are the standard library's (``calendar``).
+_MONTHS = "|".join((*calendar.month_name[1:], *calendar.month_abbr[1:]))
+_DATE = re.compile(
+    r"\b(?:(?:19|20)\d\d[-./](?:0?[1-9]|1[0-2])\b(?:[-./]\d\d?)?"
+    r"|\d\d?[-./]\d\d?[-./](?:19|20)\d\d"
+    rf"|(?:{_MONTHS})\.? (?:19|20)\d\d)\b"
+)
+_TIME_OF_DAY = re.compile(r"\b\d\d?:\d\d\b")
+MIN_HISTORY_DATES = 3
+
+
+def is_history_page(lines: Sequence[str]) -> bool:
+    """A manual's revision history: at least ``MIN_HISTORY_DATES`` lines dated without a
+    time of day (an event log's entries have one). Like a contents page, it names the
+    topics of other pages ("Added the description of the Wi-Fi interface") and answers
+    none of them."""
+    dated = sum(1 for t in lines if _DATE.search(t) and not _TIME_OF_DAY.search(t))
+    return dated >= MIN_HISTORY_DATES
 
 
 def lists_contents(lines: Sequence[str]) -> bool:

@@ -22,7 +22,7 @@ import apsw
 import numpy as np
 
 from app.library.embedding import Embedder
-from app.library.layout import is_contents_page
+from app.library.layout import is_contents_page, is_history_page
 from app.library.models import DocumentInfo, StoredChunk, TextLine
 from app.library.store import Store
 from app.library.text_queries import (
@@ -959,8 +959,9 @@ def page_coverage(
     """Term coverage of a page: the best window over its lines with every heading as
     context, or within one table read with its heading and header row (a paragraph's own
     windows are among the page's, with less context, so they cannot score higher). A
-    contents page covers nothing (``is_contents_page``)."""
-    if is_contents_page(lines):
+    contents page or a revision history covers nothing (``is_contents_page``,
+    ``is_history_page``)."""
+    if is_contents_page(lines) or is_history_page(lines):
         return 0.0  # every line names a topic of another page
     headings = " ".join({c.heading for c in chunks})
     if terms is None:

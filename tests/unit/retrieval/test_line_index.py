@@ -13,7 +13,7 @@ import pytest
 from app.config import Settings
 from app.library.embedding import HashingEmbedder
 from app.library.importer import Importer, import_blocking
-from app.library.layout import is_contents_page
+from app.library.layout import is_contents_page, is_history_page
 from app.library.library import Library
 from app.library.models import ChunkDraft, TextLine
 from app.library.store import NewDocument, PageRecord, Store, lines_to_json
@@ -220,3 +220,22 @@ def test_a_contents_page_covers_no_question() -> None:
     idf = {"channel": 2.0, "save": 2.0}
     assert page_coverage([], ["CONTENTS", *ENTRIES, *PAGE_NUMBERS], idf) == 0.0
     assert page_coverage([], ["6.4 Channel Save", "Press MENU 13 to save it."], idf) > 0.5
+
+
+# A revision history as manuals print one: a version, a date and what changed.
+HISTORY = ["Revision", "Date", "Description",
+           "1.0", "2015-03-03", "Initial",
+           "1.1", "2015-06-10", "Deleted the adapter from the accessories",
+           "2.0", "2017-01-12", "Added the description of the Wi-Fi interface (Chapter 4.3)",
+           "A1.5 | Added RS232 communication | March 2015"]  # fmt: skip
+
+
+def test_a_revision_history_is_told_and_covers_no_question() -> None:
+    assert is_history_page(HISTORY)
+    # An event log dates its entries with a time of day; two dates are not a history.
+    log = [f"2023-05-0{d} 12:0{d} Zone {d} alarm" for d in range(1, 6)]
+    assert not is_history_page(log)
+    assert not is_history_page(["Issued 2015-03-03", "Revised March 2017", "Wiring"])
+    idf = {"wi-fi": 2.0, "interface": 2.0}
+    assert page_coverage([], HISTORY, idf) == 0.0
+    assert page_coverage([], ["4.3 Wi-Fi interface", "Connect the Wi-Fi board."], idf) > 0.5
