@@ -54,6 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = with_library(sub.add_parser("reindex", help="build missing indexes for imported manuals"))
     p.add_argument("--visual", action="store_true", help="ColQwen page vectors (setting colqwen)")
+    p.add_argument(
+        "--stale",
+        action="store_true",
+        help="read again the manuals an older version of Lantern read",
+    )
 
     p = with_library(sub.add_parser("ask", help="ask the manuals a question"))
     p.add_argument("question")
@@ -156,6 +161,7 @@ def cmd_import(args: argparse.Namespace, settings: Any) -> int:
 
 
 def cmd_list(args: argparse.Namespace, settings: Any) -> int:
+    from app.library.importer import EXTRACTION
     from app.library.store import DB_NAME
 
     check_library_dir(settings.library_dir)
@@ -175,6 +181,12 @@ def cmd_list(args: argparse.Namespace, settings: Any) -> int:
             ocr = f", {doc.ocr_pages} OCR'd" if doc.ocr_pages else ""
             kind = doc.profile.manual_type
             print(f"{doc.id:>3}  {doc.file_name}  ({doc.pages} pages{ocr}; {kind}: {doc.title})")
+        stale = len(library.store.read_before(EXTRACTION))
+        if stale:
+            print(
+                f"{stale} manual(s) were read by an older version of Lantern:"
+                " `python -m app reindex --stale` reads them again, for better answers."
+            )
     library.close()
     return 0
 
@@ -205,9 +217,13 @@ def cmd_remove(args: argparse.Namespace, settings: Any) -> int:
 def cmd_reindex(args: argparse.Namespace, settings: Any) -> int:
     from app.library.importer import Importer
 
-    if not args.visual:
-        print("nothing to do: pass --visual", file=sys.stderr)
+    if not args.visual and not args.stale:
+        print("nothing to do: pass --stale or --visual", file=sys.stderr)
         return 2
+    if args.stale:
+        status = _reread_stale(settings)
+        if status or not args.visual:
+            return status
     if not settings.colqwen:
         print("error: no ColQwen model is configured (setting 'colqwen')", file=sys.stderr)
         return 2
@@ -218,6 +234,55 @@ def cmd_reindex(args: argparse.Namespace, settings: Any) -> int:
         if event.message.startswith("visual search unavailable"):
             print(f"error: {event.message}", file=sys.stderr)
             failed = True
+        progress.show(event)
+    progress.clear()
+    library.close()
+    return 1 if failed else 0
+
+
+def _reread_stale(settings: Any) -> int:
+    """Read again, in place, every manual an older reading of PDFs wrote."""
+    from app.library.importer import (
+        EXTRACTION,
+        ImportCancelled,
+        Importer,
+        ImportFailure,
+        ImportProgress,
+    )
+    from app.retrieval import line_index
+
+    check_writable(settings.library_dir)
+    library = open_library(settings, must_exist=True)
+    stale = library.store.read_before(EXTRACTION)
+    if not stale:
+        print("every manual was read by this version: nothing to read again")
+        library.close()
+        return 0
+    importer = Importer(library, settings)
+    progress = ProgressPrinter(enabled=True)
+    failed = 0
+    for doc in stale:
+        reading = importer.reread(doc.id)
+        try:
+            while True:
+                try:
+                    event = next(reading)
+                except StopIteration as done:
+                    result = done.value
+                    break
+                if isinstance(event, ImportProgress):
+                    progress.show(event)
+        except (ImportFailure, ImportCancelled, OSError) as exc:
+            progress.clear()
+            print(f"{doc.file_name}: failed: {exc}", file=sys.stderr)
+            failed += 1
+            continue
+        progress.clear()
+        ocr = f", {result.ocr_pages} OCR'd" if result.ocr_pages else ""
+        print(f"read again {doc.file_name}: {result.pages} pages{ocr}; title: {result.title}")
+        for warning in result.warnings:
+            print(f"  warning: {warning}")
+    for event in line_index.fill_progress(library.store):
         progress.show(event)
     progress.clear()
     library.close()

@@ -30,7 +30,7 @@ from app.library.images import RenderError, render_thumbnail
 from app.library.import_events import ImportEvent, ImportProgress, ImportResult
 from app.library.layout import body_font_size, furniture_keys, group_lines_by_gap
 from app.library.library import UNWRITABLE, Library, unwritable_message
-from app.library.models import DocumentInfo, PageContent, TextLine
+from app.library.models import ChunkDraft, DocumentInfo, PageContent, TextLine
 from app.library.ocr import OcrEngine, OcrLine, make_ocr_engine
 from app.library.profile import build_profile
 from app.library.revisions import (
@@ -44,6 +44,13 @@ from app.library.revisions import (
 from app.library.store import NewDocument, PageRecord
 from app.library.symbols import searchable_text
 from app.library.textquality import needs_ocr
+
+# What an import reads of a PDF, by version: raise it when a change to reading pages,
+# chunking them or titling a manual should reach the manuals already in a library
+# (``Store.read_before``, ``Importer.reread``, ``python -m app reindex --stale``).
+# 1: contents pages of unnumbered titles told, a title in a script the manual is not
+# printed in, a cover's title its first large lines.
+EXTRACTION = 1
 
 
 class ImportFailure(Exception):
@@ -65,6 +72,19 @@ class _Clock:
             return None
         elapsed = time.perf_counter() - self.started
         return elapsed / done * (total - done)
+
+
+@dataclass(slots=True)
+class _Reading:
+    """What reading one PDF gives, before it is written."""
+
+    pages: list[PageContent]
+    chunks: list[ChunkDraft]
+    search_texts: list[str]
+    vectors: np.ndarray
+    thumbnails: list[bytes | None]
+    warnings: list[str]
+    title: str
 
 
 def expand_paths(paths: Iterable[Path]) -> list[Path]:
@@ -164,25 +184,13 @@ class Importer:
             return _already(path, same)  # another import committed it since the first look
         if match is not None and self.on_match == "ask":
             raise ImportFailure(conflict_message(path.name, match))
-        doc = _open_pdf(path, data)
-        with doc:
-            raws = yield from self._read_pages(path, doc, cancel)
-            raws = yield from self._ocr_pages(path, doc, raws, cancel)
-            pages = _build_pages(raws)
-            chunks = chunk_pages(
-                pages, self.settings.chunk_chars, self.settings.chunk_overlap_lines
-            )
-            search_texts = [searchable_text(embedding_text(c)) for c in chunks]
-            vectors = yield from self._embed(path, search_texts, cancel)
-            thumbs, warnings = yield from self._thumbnails(path, doc, cancel)
-            unread = [r.number for r in raws if not r.ocr and needs_ocr(r.text, r.image_coverage)]
-            if unread:
-                warnings.insert(
-                    0,
-                    f"{len(unread)} page(s) look scanned but OCR is off (setting ocr_engine);"
-                    f" their text is not searchable: pages {_page_list(unread)}",
-                )
-            title = document_title(doc, raws[0] if raws else None, _readable(path.stem))
+        reading = yield from self._read_document(path, data, cancel)
+        pages, thumbs, warnings, title = (
+            reading.pages,
+            reading.thumbnails,
+            reading.warnings,
+            reading.title,
+        )
         if match is None:
             match = matching_manual(self.library.store, path.name, title)
             if match is not None and self.on_match == "ask":
@@ -198,11 +206,12 @@ class Importer:
             title=title,
             source_path=str(self.library.pdf_path(sha).relative_to(self.library.root)),
             pages=[_page_record(p, t) for p, t in zip(pages, thumbs, strict=True)],
-            chunks=chunks,
-            chunk_search_texts=search_texts,
-            vectors=vectors,
+            chunks=reading.chunks,
+            chunk_search_texts=reading.search_texts,
+            vectors=reading.vectors,
             profile=build_profile(title, path.name, pages),
             revision_of=match.manual_id if as_revision and match is not None else None,
+            extraction=EXTRACTION,
         )
         try:
             self.library.keep_copy(data, sha)
@@ -230,6 +239,90 @@ class Importer:
             len(pages),
             ocr_pages,
             warnings=tuple(warnings),
+        )
+
+    def _read_document(
+        self, path: Path, data: bytes, cancel: threading.Event | None
+    ) -> Generator[ImportEvent, None, _Reading]:
+        """Everything an import reads of a PDF: its pages (OCR'd where scanned), chunks,
+        their vectors, page images and title."""
+        doc = _open_pdf(path, data)
+        with doc:
+            raws = yield from self._read_pages(path, doc, cancel)
+            raws = yield from self._ocr_pages(path, doc, raws, cancel)
+            pages = _build_pages(raws)
+            chunks = chunk_pages(
+                pages, self.settings.chunk_chars, self.settings.chunk_overlap_lines
+            )
+            search_texts = [searchable_text(embedding_text(c)) for c in chunks]
+            vectors = yield from self._embed(path, search_texts, cancel)
+            thumbs, warnings = yield from self._thumbnails(path, doc, cancel)
+            unread = [r.number for r in raws if not r.ocr and needs_ocr(r.text, r.image_coverage)]
+            if unread:
+                warnings.insert(
+                    0,
+                    f"{len(unread)} page(s) look scanned but OCR is off (setting ocr_engine);"
+                    f" their text is not searchable: pages {_page_list(unread)}",
+                )
+            title = document_title(doc, raws[0] if raws else None, _readable(path.stem))
+        return _Reading(pages, chunks, search_texts, vectors, thumbs, warnings, title)
+
+    def reread(
+        self, doc_id: int, cancel: threading.Event | None = None
+    ) -> Generator[ImportEvent, None, ImportResult]:
+        """Read a manual again from the library's copy of its PDF and put the new reading
+        in place of the old (``Store.replace_content``): what a manual read by an older
+        version of Lantern (``Store.read_before(EXTRACTION)``) needs to gain what reading
+        has learnt since (contents pages told, titles...). Its id, name and revision stay;
+        searches meanwhile read the old reading, which one transaction replaces."""
+        store = self.library.store
+        info = store.get_document(doc_id)
+        if info is None:
+            raise ImportFailure(f"no document {doc_id}")
+        path = self.library.pdf_path(info)
+        label = Path(info.file_name)
+        yield ImportProgress(str(label), "hashing", 0, 1)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            raise ImportFailure(
+                f"the library's copy of {info.file_name} is missing: import the PDF again"
+            ) from None
+        if hashlib.sha256(data).hexdigest() != info.sha256:
+            raise ImportFailure(
+                f"the library's copy of {info.file_name} has changed on disk: import it again"
+            )
+        reading = yield from self._read_document(label, data, cancel)
+        yield ImportProgress(str(label), "saving", 0, 1)
+        store.ensure_embedder(self.embedder.name, self.embedder.dim)
+        store.replace_content(
+            doc_id,
+            NewDocument(
+                sha256=info.sha256,
+                file_name=info.file_name,
+                title=reading.title,
+                source_path=str(path.relative_to(self.library.root)),
+                pages=[
+                    _page_record(p, t)
+                    for p, t in zip(reading.pages, reading.thumbnails, strict=True)
+                ],
+                chunks=reading.chunks,
+                chunk_search_texts=reading.search_texts,
+                vectors=reading.vectors,
+                profile=build_profile(reading.title, info.file_name, reading.pages),
+                extraction=EXTRACTION,
+            ),
+        )
+        yield ImportProgress(str(label), "saving", 1, 1)
+        return ImportResult(
+            str(label),
+            "imported",
+            "read again",
+            doc_id,
+            reading.title,
+            len(reading.pages),
+            sum(1 for p in reading.pages if p.ocr),
+            warnings=tuple(reading.warnings),
         )
 
     def _read_pages(

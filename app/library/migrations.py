@@ -277,6 +277,13 @@ def m010_line_terms(db: apsw.Connection) -> None:
     )
 
 
+def m011_extraction(db: apsw.Connection) -> None:
+    # Which reading of PDFs wrote a document's pages and chunks (``importer.EXTRACTION``):
+    # a manual read by an older one (0: before this column) can be read again from the
+    # library's copy, in place, when reading improves (``Importer.reread``).
+    db.execute("ALTER TABLE documents ADD COLUMN extraction INTEGER NOT NULL DEFAULT 0")
+
+
 MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     m001_initial,
     m002_vectors,
@@ -288,6 +295,7 @@ MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     m008_watched_folders,
     m009_decision_records,
     m010_line_terms,
+    m011_extraction,
 ]
 
 

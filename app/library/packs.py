@@ -147,7 +147,9 @@ def _export_document(
     np.save(buffer, np.stack(vectors) if vectors else np.zeros((0, 0), np.float32))
     put(f"{base}/vectors.npy", buffer.getvalue())
     visual = _export_visual(db, doc.id, base, put)
-    row = db.execute("SELECT manual_id, revision FROM documents WHERE id = ?", (doc.id,)).fetchone()
+    row = db.execute(
+        "SELECT manual_id, revision, extraction FROM documents WHERE id = ?", (doc.id,)
+    ).fetchone()
     data = {
         "sha256": doc.sha256,
         "file_name": doc.file_name,
@@ -155,6 +157,8 @@ def _export_document(
         "profile": doc.profile.to_dict(),
         "manual": row[0] if row else doc.id,
         "revision": row[1] if row else 1,
+        # Which reading of PDFs wrote it: a pack made by an older Lantern reads as stale.
+        "extraction": row[2] if row else 0,
         "pages": pages,
         "chunks": chunks,
         "visual": visual,
@@ -328,6 +332,7 @@ def _new_document(library: Library, d: dict[str, Any], members: dict[str, bytes]
         chunk_search_texts=[c[4] for c in d["chunks"]],
         vectors=vectors.astype(np.float32).reshape(len(chunks), -1),
         profile=ManualProfile.from_dict(d.get("profile") or {}),
+        extraction=int(d.get("extraction") or 0),
     )
 
 

@@ -89,6 +89,8 @@ class NewDocument:
     profile: ManualProfile = field(default_factory=ManualProfile)
     revision_of: int | None = None
     """The manual (``documents.manual_id``) this is a newer revision of; None: a new manual."""
+    extraction: int = 0
+    """The reading of PDFs that wrote it (``importer.EXTRACTION``)."""
 
 
 def revision_label(file_name: str, revision: int) -> str:
@@ -278,9 +280,9 @@ class Store:
         with self.transaction() as db:
             db.execute(
                 "INSERT INTO documents(sha256, file_name, title, page_count, ocr_pages,"
-                " imported_at, profile, source_path, manual_id, revision)"
+                " imported_at, profile, source_path, manual_id, revision, extraction)"
                 " VALUES (?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%SZ','now'), ?, ?, ?,"
-                " (SELECT COALESCE(MAX(revision), 0) + 1 FROM documents WHERE manual_id = ?))",
+                " (SELECT COALESCE(MAX(revision), 0) + 1 FROM documents WHERE manual_id = ?), ?)",
                 (
                     doc.sha256,
                     doc.file_name,
@@ -291,6 +293,7 @@ class Store:
                     doc.source_path,
                     doc.revision_of,
                     doc.revision_of,
+                    doc.extraction,
                 ),
             )
             doc_id = int(db.last_insert_rowid())
@@ -365,20 +368,81 @@ class Store:
             (chunk_id, blob),
         )
 
+    def read_before(self, extraction: int) -> list[DocumentInfo]:
+        """The documents an older reading of PDFs wrote (``NewDocument.extraction``)."""
+        return self._documents("WHERE extraction < ? ORDER BY id", (extraction,))
+
+    def replace_content(self, doc_id: int, doc: NewDocument) -> None:
+        """Put a document's new reading in place of its old one, in one transaction: its
+        title, profile, pages and chunks. Its id, file name, place among its revisions and
+        its pages' visual vectors stay (a page keeps its row; the same PDF has the same
+        pages), so citations, conversations and feedback still point at it. Its import
+        time is now: what searches keep of it is read again."""
+        if len(doc.chunks) != len(doc.vectors) or len(doc.chunks) != len(doc.chunk_search_texts):
+            raise StoreError("chunks, search texts and vectors differ in length")
+        with self.transaction() as db:
+            db.execute(
+                "UPDATE documents SET title = ?, page_count = ?, ocr_pages = ?, profile = ?,"
+                " extraction = ?, imported_at = strftime('%Y-%m-%dT%H:%M:%SZ','now')"
+                " WHERE id = ?",
+                (
+                    doc.title,
+                    len(doc.pages),
+                    sum(1 for p in doc.pages if p.ocr),
+                    json.dumps(doc.profile.to_dict(), ensure_ascii=False),
+                    doc.extraction,
+                    doc_id,
+                ),
+            )
+            if not db.changes():
+                raise StoreError(f"no document {doc_id}")
+            self._delete_chunks(db, doc_id)
+            old = {
+                int(r[0]): int(r[1])
+                for r in db.execute("SELECT number, id FROM pages WHERE document_id = ?", (doc_id,))
+            }
+            for page in doc.pages:
+                page_id = old.pop(page.number, None)
+                if page_id is None:
+                    self._insert_pages(db, doc_id, [page])
+                    continue
+                db.execute(
+                    "UPDATE pages SET width = ?, height = ?, text = ?, ocr = ?, lines = ?,"
+                    " thumbnail = ? WHERE id = ?",
+                    (
+                        page.width,
+                        page.height,
+                        page.text,
+                        int(page.ocr),
+                        lines_to_json(page.lines),
+                        page.thumbnail,
+                        page_id,
+                    ),
+                )
+                db.execute("DELETE FROM pages_fts WHERE rowid = ?", (page_id,))
+                db.execute(
+                    "INSERT INTO pages_fts(rowid, text) VALUES (?, ?)", (page_id, page.search_text)
+                )
+            for page_id in old.values():
+                db.execute("DELETE FROM pages WHERE id = ?", (page_id,))
+            self._insert_chunks(db, doc_id, doc)
+
+    def _delete_chunks(self, db: apsw.Connection, doc_id: int) -> None:
+        """A document's chunks and their vectors (full text and line terms by trigger)."""
+        if self._has_vector_index():
+            rows = db.execute("SELECT id FROM chunks WHERE document_id = ?", (doc_id,))
+            for cid in [r[0] for r in rows]:
+                db.execute("DELETE FROM vec_chunks WHERE rowid = ?", (cid,))
+                db.execute("DELETE FROM vec_chunks_bits WHERE rowid = ?", (cid,))
+        db.execute("DELETE FROM chunks WHERE document_id = ?", (doc_id,))
+
     def remove_document(self, doc_id: int) -> bool:
         """Delete a document and everything derived from it. True if it existed."""
         with self.transaction() as db:
-            chunk_ids = [
-                r[0] for r in db.execute("SELECT id FROM chunks WHERE document_id = ?", (doc_id,))
-            ]
-            if self._has_vector_index():
-                for cid in chunk_ids:
-                    db.execute("DELETE FROM vec_chunks WHERE rowid = ?", (cid,))
-                    db.execute("DELETE FROM vec_chunks_bits WHERE rowid = ?", (cid,))
             row = db.execute(
                 "SELECT manual_id, file_name FROM documents WHERE id = ?", (doc_id,)
             ).fetchone()
-            db.execute("DELETE FROM chunks WHERE document_id = ?", (doc_id,))
+            self._delete_chunks(db, doc_id)
             db.execute("DELETE FROM pages WHERE document_id = ?", (doc_id,))
             db.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
             existed = bool(db.changes())

@@ -269,3 +269,28 @@ def test_listing_an_empty_library_says_so(quick_env: dict[str, str], tmp_path: P
     assert plain.returncode == 0
     assert "is empty" in plain.stdout
     assert listed(quick_env, library) == []
+
+
+def test_manuals_an_older_version_read_are_listed_and_read_again(
+    quick_env: dict[str, str], tmp_path: Path
+) -> None:
+    library = tmp_path / "library"
+    good = pdfs.text_manual_pdf(tmp_path / "good.pdf", pages=2)
+    assert app(quick_env, "import", good, "--library", library).returncode == 0
+    done = app(quick_env, "reindex", "--stale", "--library", library)
+    assert done.returncode == 0 and "nothing to read again" in done.stdout
+    # As a library an older version wrote: no reading recorded, another title.
+    opened = Library.open(library)
+    opened.store.db.execute("UPDATE documents SET extraction = 0, title = 'CONTENT'")
+    opened.close()
+    assert (
+        "1 manual(s) were read by an older version"
+        in app(quick_env, "list", "--library", library).stdout
+    )
+
+    done = app(quick_env, "reindex", "--stale", "--library", library)
+
+    assert done.returncode == 0, done.stderr
+    assert f"read again good.pdf: 2 pages; title: {pdfs.TITLE}" in done.stdout
+    assert [(d["id"], d["title"]) for d in listed(quick_env, library)] == [(1, pdfs.TITLE)]
+    assert "older version" not in app(quick_env, "list", "--library", library).stdout

@@ -484,3 +484,85 @@ def test_scanned_pages_imported_with_ocr_off_are_flagged(
     (result,), _ = run(importer, [pdfs.scanned_pdf(tmp_path / "scan.pdf", pages=2)])
     assert result.status == "imported"
     assert any("OCR is off" in w and "pages 1, 2" in w for w in result.warnings)
+
+
+# ---- a manual an older version read ----------------------------------------------------
+
+
+def _as_read_long_ago(library: Library, doc_id: int) -> None:
+    """What an older reading left: another title, one chunk of other words, no version."""
+    db = library.store.db
+    db.execute("UPDATE documents SET extraction = 0, title = 'CONTENT' WHERE id = ?", (doc_id,))
+    keep = db.execute("SELECT MIN(id) FROM chunks WHERE document_id = ?", (doc_id,)).fetchone()[0]
+    for (cid,) in list(db.execute("SELECT id FROM chunks WHERE document_id = ?", (doc_id,))):
+        if cid != keep:
+            db.execute("DELETE FROM vec_chunks WHERE rowid = ?", (cid,))
+            db.execute("DELETE FROM vec_chunks_bits WHERE rowid = ?", (cid,))
+            db.execute("DELETE FROM chunks WHERE id = ?", (cid,))
+    db.execute(
+        "UPDATE chunks SET text = 'stale words', search_text = 'stale words' WHERE id = ?", (keep,)
+    )
+    db.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')")
+
+
+def _reread(importer: Importer, doc_id: int) -> tuple[ImportResult, list[ImportProgress]]:
+    events = importer.reread(doc_id)
+    progress = []
+    while True:
+        try:
+            progress.append(next(events))
+        except StopIteration as done:
+            return done.value, progress  # type: ignore[return-value]
+
+
+def test_a_manual_an_older_version_read_is_read_again_in_place(
+    importer: Importer, tmp_library: Library, manual: Path, other_manual: Path
+) -> None:
+    run(importer, [manual, other_manual])
+    first, second = tmp_library.store.list_documents()
+    page_id = tmp_library.store.db.execute(
+        "SELECT id FROM pages WHERE document_id = ? AND number = 2", (first.id,)
+    ).fetchone()[0]
+    chunks = tmp_library.store.chunk_count()
+    assert tmp_library.store.read_before(importer_module.EXTRACTION) == []
+    _as_read_long_ago(tmp_library, first.id)
+    assert [d.id for d in tmp_library.store.read_before(importer_module.EXTRACTION)] == [first.id]
+    assert fts(tmp_library, "pageword3") == []
+
+    result, progress = _reread(importer, first.id)
+
+    assert (result.status, result.document_id, result.title) == ("imported", first.id, pdfs.TITLE)
+    assert progress[0].phase == "hashing"
+    assert progress[-1].phase == "saving" and progress[-1].done == progress[-1].total
+    again = tmp_library.store.get_document(first.id)
+    assert again is not None
+    assert (again.file_name, again.title, again.pages) == (first.file_name, pdfs.TITLE, 3)
+    assert again.imported_at >= first.imported_at
+    assert tmp_library.store.read_before(importer_module.EXTRACTION) == []
+    # Its pages keep their rows (and what hangs on them); its chunks are the new reading's.
+    assert (
+        page_id
+        == tmp_library.store.db.execute(
+            "SELECT id FROM pages WHERE document_id = ? AND number = 2", (first.id,)
+        ).fetchone()[0]
+    )
+    assert tmp_library.store.chunk_count() == chunks
+    assert fts(tmp_library, "pageword3") == [(first.id, 3)]
+    assert fts(tmp_library, "stale") == []
+    # The other manual is untouched, and the library is sound.
+    assert tmp_library.store.get_document(second.id) == second
+    assert tmp_library.store.check_integrity() == []
+
+
+def test_a_manual_whose_copy_is_gone_cannot_be_read_again_and_says_why(
+    importer: Importer, tmp_library: Library, manual: Path
+) -> None:
+    run(importer, [manual])
+    (doc,) = tmp_library.store.list_documents()
+    tmp_library.pdf_path(doc).unlink()
+
+    with pytest.raises(
+        importer_module.ImportFailure, match=r"copy of AX-200_Install\.pdf is missing"
+    ):
+        _reread(importer, doc.id)
+    assert tmp_library.store.get_document(doc.id) == doc

@@ -14,7 +14,7 @@ from app.agent.service import ModelChoice, build_answerer
 from app.cli import run as cli
 from app.config import Settings
 from app.library.embedding import HashingEmbedder
-from app.library.importer import Importer, import_blocking
+from app.library.importer import EXTRACTION, Importer, import_blocking
 from app.library.library import Library
 from app.library.packs import PackError, export_pack, import_pack, read_manifest
 from tests.unit.library.test_revisions import guide_pdf
@@ -91,6 +91,8 @@ def test_a_pack_round_trip_gives_the_same_library_and_answers(source, pack, tmp_
     assert snapshot(target) == snapshot(source)
     assert not target.store.check_integrity()
     assert target.pdf_path(target.store.list_documents()[0]).is_file(), "pages can be shown"
+    # What reading of PDFs wrote the manuals travels with them.
+    assert source.store.read_before(EXTRACTION) == target.store.read_before(EXTRACTION) == []
     for question in QUESTIONS:
         here, there = answer(source, question), answer(target, question)
         assert there.text == here.text and there.abstained == here.abstained
