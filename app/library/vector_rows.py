@@ -44,14 +44,17 @@ def database_version(db: apsw.Connection) -> tuple[int, int, int]:
 
 
 def document_signatures(db: apsw.Connection, rows: str = "chunks") -> dict[int, tuple[object, ...]]:
-    """Per document with ``rows`` ("chunks" or "pages"): (sha256, first row id, last row
-    id, row count). A document imported again, or its ids handed on, reads otherwise."""
+    """Per document with ``rows`` ("chunks" or "pages"): (sha256, import time, reading of
+    PDFs, first row id, last row id, row count). A document imported again, or read again
+    in place (its pages keep their ids: ``Store.replace_content``), or its ids handed on,
+    reads otherwise."""
     if rows not in ("chunks", "pages"):
         raise ValueError(f"not a table of a document's rows: {rows!r}")
     return {
         r[0]: tuple(r[1:])
         for r in db.execute(
-            "SELECT d.id, d.sha256, MIN(x.id), MAX(x.id), COUNT(x.id) FROM documents d"
+            "SELECT d.id, d.sha256, d.imported_at, d.extraction, MIN(x.id), MAX(x.id), COUNT(x.id)"
+            " FROM documents d"
             f" JOIN {rows} x ON x.document_id = d.id GROUP BY d.id"
         )
     }

@@ -23,6 +23,7 @@ from app.library.importer import Importer, ImportEvent, ImportProgress, ImportRe
 from app.library.library import Library
 from app.library.models import Word
 from app.library.ocr import OcrLine
+from app.library.vector_rows import document_signatures
 from tests.helpers import pdfs
 
 PHASE_ORDER = ["hashing", "reading text", "OCR", "embedding", "page images", "saving"]
@@ -528,6 +529,7 @@ def test_a_manual_an_older_version_read_is_read_again_in_place(
     _as_read_long_ago(tmp_library, first.id)
     assert [d.id for d in tmp_library.store.read_before(importer_module.EXTRACTION)] == [first.id]
     assert fts(tmp_library, "pageword3") == []
+    before = document_signatures(tmp_library.store.db, rows="pages")
 
     result, progress = _reread(importer, first.id)
 
@@ -547,6 +549,9 @@ def test_a_manual_an_older_version_read_is_read_again_in_place(
         ).fetchone()[0]
     )
     assert tmp_library.store.chunk_count() == chunks
+    # A search's in-memory page index reads the manual again (its signature changed).
+    after = document_signatures(tmp_library.store.db, rows="pages")
+    assert after[first.id] != before[first.id] and after[second.id] == before[second.id]
     assert fts(tmp_library, "pageword3") == [(first.id, 3)]
     assert fts(tmp_library, "stale") == []
     # The other manual is untouched, and the library is sound.
