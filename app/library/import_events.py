@@ -12,6 +12,8 @@ Phase = Literal[
 # Phases of the whole library: rebuilding a damaged one from its PDF copies
 # (app.library.recovery); storing each line's terms after an import (app.retrieval.line_index).
 LibraryPhase = Literal["rebuilding", "indexing lines"]
+# The reason of an "imported" result for a manual read again in place (``Importer.reread``).
+READ_AGAIN = "read again"
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,7 +27,7 @@ from app.library.chunking import chunk_pages, embedding_text
 from app.library.embedding import Embedder, make_embedder
 from app.library.extract import RawPage, build_page, document_title, read_page
 from app.library.images import RenderError, render_thumbnail
-from app.library.import_events import ImportEvent, ImportProgress, ImportResult
+from app.library.import_events import READ_AGAIN, ImportEvent, ImportProgress, ImportResult
 from app.library.layout import body_font_size, furniture_keys, group_lines_by_gap
 from app.library.library import UNWRITABLE, Library, unwritable_message
 from app.library.models import ChunkDraft, DocumentInfo, PageContent, TextLine
@@ -292,6 +292,8 @@ class Importer:
             raise ImportFailure(
                 f"the library's copy of {info.file_name} has changed on disk: import it again"
             )
+        # A library embedded with another embedder is re-embedded first, as before an import.
+        yield from reembed(self.library, self.embedder)
         reading = yield from self._read_document(label, data, cancel)
         yield ImportProgress(str(label), "saving", 0, 1)
         store.ensure_embedder(self.embedder.name, self.embedder.dim)
@@ -317,7 +319,7 @@ class Importer:
         return ImportResult(
             str(label),
             "imported",
-            "read again",
+            READ_AGAIN,
             doc_id,
             reading.title,
             len(reading.pages),

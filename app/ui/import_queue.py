@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.library.import_events import ImportProgress, ImportResult
+from app.library.import_events import READ_AGAIN, ImportProgress, ImportResult
 from app.ui.widgets import named
 
 # Share of the bar each phase fills, in order; a phase's own progress moves within its band.
@@ -91,7 +91,8 @@ class ImportRow(QFrame):
             self.detail.setText(f"Already in the library ({name})")
         else:
             ocr = f", {result.ocr_pages} OCR'd" if result.ocr_pages else ""
-            self.detail.setText(f"Imported · {result.pages} pages{ocr} in {result.seconds:.1f} s")
+            done = "Read again" if result.reason == READ_AGAIN else "Imported"
+            self.detail.setText(f"{done} · {result.pages} pages{ocr} in {result.seconds:.1f} s")
 
 
 class ImportQueue(QWidget):

@@ -42,6 +42,7 @@ from app.worker.messages import (
     RemoveRequest,
     RenderRequest,
     Reply,
+    RereadStale,
     StopRequest,
     ThumbnailsRequest,
     WorkerFailure,
@@ -110,6 +111,7 @@ class Engine:
         self.pages.put("library")
         self.answers.put(WARM)
         self.imports.enqueue(WatchRequest("start"))  # catch up on the watched folders
+        self.imports.enqueue(RereadStale())  # and on what reading PDFs learnt since
 
     def stop(self) -> None:
         self.idle.stop()
@@ -135,7 +137,13 @@ class Engine:
         elif isinstance(request, CancelAnswer):
             self.answers.cancel_event(request.job).set()
         elif isinstance(
-            request, ImportRequest | RemoveRequest | ReindexRequest | PackRequest | WatchRequest
+            request,
+            ImportRequest
+            | RemoveRequest
+            | ReindexRequest
+            | RereadStale
+            | PackRequest
+            | WatchRequest,
         ):
             self.imports.enqueue(request)
         elif isinstance(request, CancelImports):

@@ -9,12 +9,9 @@ from __future__ import annotations
 
 import json
 import queue
-import shutil
-import tempfile
 import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from app.agent.events import Done, DoneStatus, Error, Token
@@ -195,18 +192,6 @@ def library_state(library: Library) -> LibraryState:
 
     several = tuple((r.document_id, r.revision, r.of) for r in revisions(library.store) if r.of > 1)
     return LibraryState(tuple(library.store.list_documents()), size, several)
-
-
-def staged_copy(library: Library, document_id: int) -> Path:
-    """A copy of a document's PDF under its original file name, outside the library, so it
-    can be imported again after the document is removed (re-indexing)."""
-    doc = library.store.get_document(document_id)
-    if doc is None:
-        raise LookupError(f"no document {document_id}")
-    folder = Path(tempfile.mkdtemp(prefix="lantern-reindex-"))
-    target = folder / doc.file_name
-    shutil.copyfile(library.pdf_path(doc), target)
-    return target
 
 
 def llm_of(answerer: Any) -> Callable[[], Any] | None:

@@ -53,7 +53,15 @@ class RemoveRequest:
 
 @dataclass(frozen=True, slots=True)
 class ReindexRequest:
+    """Read a manual again from the library's copy, in place (``Importer.reread``)."""
+
     document_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class RereadStale:
+    """Read again, in place, every manual an older version of Lantern read (sent by the
+    worker itself at start; it gives way to any request waiting, and comes back after)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +160,7 @@ Request = (
     | ImportRequest
     | RemoveRequest
     | ReindexRequest
+    | RereadStale
     | RenderRequest
     | ThumbnailsRequest
     | ModelsRequest

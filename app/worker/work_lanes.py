@@ -7,10 +7,9 @@ images have theirs so clicking a citation never waits behind an answer.
 from __future__ import annotations
 
 import logging
-import shutil
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -18,7 +17,7 @@ import apsw
 import pymupdf
 
 from app.library.importer import Importer, ImportProgress, ImportResult, expand_paths
-from app.worker.lanes import Lane, library_state, staged_copy
+from app.worker.lanes import Lane, library_state
 from app.worker.library_messages import PackDone, PackRequest, WatchRequest
 from app.worker.messages import (
     ImportEvent,
@@ -31,6 +30,7 @@ from app.worker.messages import (
     ReindexRequest,
     RemoveRequest,
     RenderRequest,
+    RereadStale,
     Thumbnails,
     ThumbnailsRequest,
 )
@@ -101,7 +101,9 @@ class ImportLane(Lane):
             elif isinstance(job, RemoveRequest):
                 self._remove(job.document_id)
             elif isinstance(job, ReindexRequest):
-                self._reindex(job.document_id, cancel)
+                self._reread([job.document_id], cancel)
+            elif isinstance(job, RereadStale):
+                self._reread_stale(cancel)
             elif isinstance(job, PackRequest):
                 self._pack(job)
             elif isinstance(job, WatchRequest):
@@ -174,20 +176,59 @@ class ImportLane(Lane):
         self.library.remove(document_id)
         self._changed()
 
-    def _reindex(self, document_id: int, cancel: threading.Event) -> None:
-        assert self.library is not None
-        from app.library.revisions import revision_of
+    def _reread(self, ids: list[int], cancel: threading.Event) -> None:
+        """Read manuals again from the library's copies, each in place: it keeps its id,
+        name and revision, and searches read its old reading until the new one commits."""
+        from app.library.importer import ImportCancelled, ImportFailure
 
-        copy = staged_copy(self.library, document_id)
-        rev = revision_of(self.library.store, document_id)
-        # The newest revision comes back as the newest; an older one as a manual of its own
-        # (its place in the line cannot be taken again).
-        self.importer().on_match = "revision" if rev is None or rev.current else "keep-both"
+        assert self.library is not None
+        docs = [d for i in ids if (d := self.library.store.get_document(i)) is not None]
+        self.send(ImportQueued(tuple(d.file_name for d in docs)))
+        for doc in docs:
+            if cancel.is_set():
+                self.send(ImportEvent(ImportResult(doc.file_name, "failed", "stopped by the user")))
+                continue
+            started = time.perf_counter()
+            reading = self.importer().reread(doc.id, cancel)
+            try:
+                while True:
+                    try:
+                        event = next(reading)
+                    except StopIteration as done:
+                        result: ImportResult = done.value
+                        break
+                    if not isinstance(event, ImportProgress) or self.throttle.wanted(event):
+                        self.send(ImportEvent(event))
+            except ImportCancelled:
+                result = ImportResult(doc.file_name, "failed", "stopped by the user")
+            except (ImportFailure, OSError, apsw.Error) as exc:
+                result = ImportResult(doc.file_name, "failed", str(exc))
+            except Exception as exc:  # never let one manual take the lane down
+                log.exception("reading %s again failed", doc.file_name)
+                result = ImportResult(doc.file_name, "failed", f"unexpected error: {exc!r}")
+            result = replace(result, seconds=round(time.perf_counter() - started, 3))
+            self.send(ImportEvent(result))
+            if result.status == "imported":
+                self._changed()
+
+    def _reread_stale(self, cancel: threading.Event) -> None:
+        """Read again the manuals an older version read (``Store.read_before``), one at a
+        time; a request waiting goes first, and this job comes back after it."""
+        from app.library.importer import EXTRACTION
+
+        assert self.library is not None
         try:
-            self.library.remove(document_id)
-            self._import([copy], cancel)
-        finally:
-            shutil.rmtree(copy.parent, ignore_errors=True)
+            stale = [d.id for d in self.library.store.read_before(EXTRACTION)]
+        except apsw.Error as exc:  # a read-only library: its manuals stay as they are
+            log.warning("manuals not read again: %s", exc)
+            return
+        for doc_id in stale:
+            if cancel.is_set():
+                return
+            if not self.requests.empty():
+                self.enqueue(RereadStale())
+                return
+            self._reread([doc_id], cancel)
 
     def _index_lines(self, cancel: threading.Event) -> None:
         """Store the terms of the lines of chunks that have none: the manuals just

@@ -86,3 +86,24 @@ def test_imports_cut_short_by_a_worker_crash_say_so(
         os.kill(window.controller.process.pid, signal.SIGKILL)
     assert row.state == "failed"
     assert "worker stopped" in row.detail.text()
+
+
+def test_manuals_an_older_version_read_are_read_again_at_start(make_window, sample_library, qtbot):
+    from app.library.library import Library
+
+    old = Library.open(sample_library)
+    old.store.db.execute("UPDATE documents SET extraction = 0, title = 'CONTENT'")
+    ids = [d.id for d in old.store.list_documents()]
+    old.close()
+
+    window = make_window(sample_library)
+
+    queue = window.library.queue
+    qtbot.waitUntil(lambda: len(queue.rows) == 2 and not queue.active(), timeout=120_000)
+    assert all(r.detail.text().startswith("Read again · 19 pages") for r in queue.rows.values())
+    qtbot.waitUntil(
+        lambda: [d.title for d in window.library.documents] != ["CONTENT", "CONTENT"],
+        timeout=10_000,
+    )
+    assert [d.id for d in window.library.documents] == ids
+    assert "CONTENT" not in {d.title for d in window.library.documents}

@@ -571,3 +571,20 @@ def test_a_manual_whose_copy_is_gone_cannot_be_read_again_and_says_why(
     ):
         _reread(importer, doc.id)
     assert tmp_library.store.get_document(doc.id) == doc
+
+
+def test_reading_a_manual_again_with_another_embedder_re_embeds_the_library_first(
+    tmp_library: Library, hashing_embedder: HashingEmbedder, manual: Path, other_manual: Path
+) -> None:
+    run(Importer(tmp_library, embedder=hashing_embedder, ocr=None), [manual, other_manual])
+    first = tmp_library.store.list_documents()[0]
+    _as_read_long_ago(tmp_library, first.id)
+
+    result, progress = _reread(
+        Importer(tmp_library, embedder=HashingEmbedder(dim=64), ocr=None), first.id
+    )
+
+    assert (result.status, result.document_id) == ("imported", first.id)
+    assert any("re-embedding with hashing-64" in p.message for p in progress)
+    assert (tmp_library.store.embedder_name(), tmp_library.store.vector_dim()) == ("hashing-64", 64)
+    assert tmp_library.store.check_integrity() == []

@@ -1,4 +1,5 @@
-"""The import lane stores each new line's terms after an import (``line_index``)."""
+"""The import lane stores each new line's terms after an import (``line_index``), and
+reads manuals again in place (a re-index, or what an older version read)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,23 @@ import pytest
 
 from app.config import Settings
 from app.library.embedding import HashingEmbedder
-from app.library.importer import Importer, ImportProgress, ImportResult, import_blocking
+from app.library.import_events import READ_AGAIN
+from app.library.importer import (
+    EXTRACTION,
+    Importer,
+    ImportProgress,
+    ImportResult,
+    import_blocking,
+)
 from app.library.library import Library
 from app.retrieval import line_index
-from app.worker.messages import ImportEvent, ImportRequest
+from app.worker.messages import (
+    ImportEvent,
+    ImportQueued,
+    ImportRequest,
+    ReindexRequest,
+    RereadStale,
+)
 from app.worker.work_lanes import ImportLane
 from tests.helpers.pdfs import text_manual_pdf
 
@@ -59,3 +73,86 @@ def test_storing_line_terms_gives_way_to_a_waiting_job(
     lane.requests.get()
     lane._index_lines(threading.Event())
     assert line_index.missing(tmp_library.store) == 0
+
+
+def _lane(library: Library, sent: list[object]) -> ImportLane:
+    settings = Settings(library_dir=library.root, ocr_engine="none")
+    lane = ImportLane(settings, sent.append, 0.0, lambda: None)
+    lane.library = library
+    lane._importer = Importer(library, settings, HashingEmbedder(), ocr=None)
+    return lane
+
+
+def _handle(lane: ImportLane, job: object) -> None:
+    cancel = threading.Event()
+    lane.cancels.append(cancel)
+    lane.handle((job, cancel))
+
+
+def _as_read_by_an_older_version(library: Library) -> None:
+    library.store.db.execute("UPDATE documents SET extraction = 0, title = 'CONTENT'")
+
+
+def test_reindexing_a_manual_reads_it_again_in_place(tmp_library: Library, tmp_path: Path) -> None:
+    sent: list[object] = []
+    lane = _lane(tmp_library, sent)
+    pdf = text_manual_pdf(tmp_path / "a.pdf", pages=3, title="Alpha Panel Manual")
+    import_blocking(lane.importer(), [pdf])
+    (doc,) = tmp_library.store.list_documents()
+    _as_read_by_an_older_version(tmp_library)
+
+    _handle(lane, ReindexRequest(doc.id))
+
+    (again,) = tmp_library.store.list_documents()
+    assert (again.id, again.file_name, again.title) == (doc.id, "a.pdf", "Alpha Panel Manual")
+    queued = [m.paths for m in sent if isinstance(m, ImportQueued)]
+    results = [m.event for m in sent if isinstance(m, ImportEvent)]
+    results = [e for e in results if isinstance(e, ImportResult)]
+    assert queued == [("a.pdf",)]
+    assert [(r.path, r.status, r.reason, r.pages) for r in results] == [
+        ("a.pdf", "imported", READ_AGAIN, 3)
+    ]
+
+
+def test_manuals_an_older_version_read_are_read_again_giving_way_to_a_waiting_job(
+    tmp_library: Library, tmp_path: Path
+) -> None:
+    sent: list[object] = []
+    lane = _lane(tmp_library, sent)
+    pdfs = [text_manual_pdf(tmp_path / f"{n}.pdf", title=f"{n} Manual") for n in ("a", "b")]
+    import_blocking(lane.importer(), pdfs)
+    _as_read_by_an_older_version(tmp_library)
+    stale = len(tmp_library.store.read_before(EXTRACTION))
+    assert stale == 2
+
+    lane.put("a job waiting")
+    lane._reread_stale(threading.Event())  # gives way at once, and comes back after it
+    assert len(tmp_library.store.read_before(EXTRACTION)) == 2
+    assert lane.requests.get() == "a job waiting"
+    job, cancel = lane.requests.get()
+    assert isinstance(job, RereadStale)
+
+    lane.handle((job, cancel))
+
+    assert tmp_library.store.read_before(EXTRACTION) == []
+    assert [d.title for d in tmp_library.store.list_documents()] == ["a Manual", "b Manual"]
+
+
+def test_a_manual_whose_copy_is_gone_fails_alone_with_its_reason(
+    tmp_library: Library, tmp_path: Path
+) -> None:
+    sent: list[object] = []
+    lane = _lane(tmp_library, sent)
+    pdfs = [text_manual_pdf(tmp_path / f"{n}.pdf", title=f"{n} Manual") for n in ("a", "b")]
+    import_blocking(lane.importer(), pdfs)
+    _as_read_by_an_older_version(tmp_library)
+    first = tmp_library.store.list_documents()[0]
+    tmp_library.pdf_path(first).unlink()
+
+    _handle(lane, RereadStale())
+
+    results = [m.event for m in sent if isinstance(m, ImportEvent)]
+    results = [e for e in results if isinstance(e, ImportResult)]
+    assert [(r.path, r.status) for r in results] == [("a.pdf", "failed"), ("b.pdf", "imported")]
+    assert "copy of a.pdf is missing" in results[0].reason
+    assert [d.id for d in tmp_library.store.read_before(EXTRACTION)] == [first.id]
