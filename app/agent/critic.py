@@ -172,7 +172,9 @@ def abstention(
     subject = ", ".join(dict.fromkeys(named))
     text = f"The {subject} manual doesn't say." if subject else "The manuals don't say."
     if unprinted:
-        text += f" No page of the manual it is about gives a {' or '.join(unprinted)} value."
+        names = " or ".join(unprinted)
+        article = "an" if names[:1].lower() in "aeiou" else "a"
+        text += f" No page of the manual it is about gives {article} {names} value."
     if unlisted:
         codes = " or ".join(dict.fromkeys(unlisted))
         text += f" No page of the manual it is about lists {codes}, though it lists codes like it."

@@ -21,7 +21,9 @@ import Stemmer
 from app.library.models import DocumentInfo
 from app.retrieval.stopwords import STOPWORDS
 from app.retrieval.units import (
+    INGRESS,
     asked_key,
+    asks_ingress,
     is_unit_name,
     measure_keys,
     printed_values,
@@ -348,6 +350,8 @@ def _asked_quantities(text: str) -> tuple[str, ...]:
     for adjective in _HOW.findall(text):
         keys.extend(measure_keys(adjective))
     keys.extend(asked_symbols(text, asked).values())
+    if asks_ingress(text):
+        keys.append(INGRESS)
     return tuple(dict.fromkeys(keys))
 
 

@@ -126,6 +126,21 @@ def key_of(dimensionality: Any) -> str:
     return f"⟨{text}⟩"
 
 
+# Ingress protection is written as a code (IEC 60529: "IP65", "IPX4"), not as a value with
+# a unit, in the manuals of any equipment that meets dust or water. A question asks for it
+# by name ("what IP rating", "its ingress protection"), never by "IP" alone ("IP address").
+INGRESS = "⟨ingress_protection⟩"
+_IP_CODE = re.compile(r"\bIP ?[0-9X][0-9X]\b")
+_ASKS_INGRESS = re.compile(
+    r"(?i:\bingress\b)|\bIP\s*(?:\([^)]{0,30}\)\s*)?(?i:rating|rated|code|class|grade|level)\b"
+)
+
+
+def asks_ingress(text: str) -> bool:
+    """Whether a question asks for an ingress protection code."""
+    return _ASKS_INGRESS.search(text) is not None
+
+
 def quantity_name(key: str) -> str:
     """A quantity key as words: "⟨[electric_potential]⟩" -> "electric potential"."""
     return key.strip("⟨⟩").replace("[", "").replace("]", "").replace("_", " ")
@@ -193,7 +208,9 @@ def _printed_form(text: str) -> str:
 
 # What any printed quantity holds: a digit before a unit's first sign, or a unit in brackets.
 # Most lines hold neither, and this one search says so without parsing them.
-QUANTITY_HINT = re.compile(r"\d\s?[A-Za-zµμΩ°℃℉%]|[(\[]\s?[A-Za-zµμΩ°℃℉%]")
+# A line may print a value only if it matches (a number before a letter, a unit in
+# brackets, an ingress protection code): most lines do not, and skip the parse.
+QUANTITY_HINT = re.compile(r"\d\s?[A-Za-zµμΩ°℃℉%]|[(\[]\s?[A-Za-zµμΩ°℃℉%]|\bIP ?[0-9X][0-9X]\b")
 _DIGIT = re.compile(r"\d")
 # A value spelled out in English before a unit's name: "more than two seconds", "one minute".
 _NUMBER_WORDS = frozenset(
@@ -251,10 +268,13 @@ def gives_quantity(text: str, wanted: Collection[str]) -> bool:
 @lru_cache(maxsize=50_000)
 def quantity_keys(text: str) -> frozenset[str]:
     """The quantity keys of the values a text prints ("13.8 V, 500 mA" -> voltage, current;
-    "two seconds" -> time: a spelled value counts before a unit's full name)."""
+    "two seconds" -> time: a spelled value counts before a unit's full name; "IP65" ->
+    ingress protection)."""
     found = set(_spelled_keys(text))
     if not QUANTITY_HINT.search(text):
         return frozenset(found)
+    if "IP" in text and _IP_CODE.search(text):
+        found.add(INGRESS)
     if "(" in text or "[" in text:
         # A one-letter unit in brackets is a column's unit only beside numbers: "(a)" and
         # "(A)" also label list items and figure parts.

@@ -118,3 +118,5 @@ def test_abstention_names_the_quantity_no_page_gives() -> None:
 
     assert text.startswith("The manuals don't say. No page of the manual it is about")
     assert "gives a charge value" in text
+    text = abstention(["Keypad"], ["ip rating"], "Keypad p.2", unprinted=["ingress protection"])
+    assert "gives an ingress protection value" in text

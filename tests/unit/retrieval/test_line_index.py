@@ -40,16 +40,17 @@ LINES = [
     "Wiring the outputs",
     "1KΩ resistor, 60 Hz, 5 kWh per day, 200 L/min",
     "Conputer faiiure",
+    "Enclosure IP65 | IPX4 splash-proof",
     "",
 ]
 # The digest of LINES' records under line_index.VERSION, and the packages it was read with.
-DIGEST = "6a83fea6c37f11f1b19648e0b0b1750985b89bf2586d60c393ab647ea33733c9"
+DIGEST = "650a3666efd0c3158d7ae8e7313632baeb0fbc56e039a22c8879870e65da0fc8"
 PACKAGES = {"PyStemmer": "3.1.0", "pint": "0.25.3"}
 BUMP = "raise app/retrieval/line_index.py VERSION, so that libraries store them again"
 
 
 def test_the_reading_of_lines_changes_only_with_its_version() -> None:
-    assert line_index.VERSION == 2, "VERSION raised: set DIGEST and PACKAGES anew here"
+    assert line_index.VERSION == 3, "VERSION raised: set DIGEST and PACKAGES anew here"
     installed = {name: metadata.version(name) for name in PACKAGES}
     assert installed == PACKAGES, f"the stemmer or unit registry changed: {BUMP}"
     records = "\n".join(line_index.line_record(text) for text in LINES)

@@ -6,6 +6,7 @@ import pytest
 
 from app.retrieval.query import analyse, asked_parts
 from app.retrieval.units import (
+    INGRESS,
     asked_key,
     gives_quantity,
     is_unit_name,
@@ -109,6 +110,22 @@ def test_how_long_asks_for_a_time_but_how_far_off_for_no_length() -> None:
     # "How many" counts things: a quantity's name after it says what is counted.
     assert analyse("Which code shows how many charge cycles it did?", []).quantities == ()
     assert analyse("How many amps does it draw?", []).quantities == (key("2 A"),)
+
+
+def test_an_ingress_protection_rating_is_asked_for_and_printed_as_a_code() -> None:
+    for question in (
+        "What IP rating does the enclosure have?",
+        "What IP (ingress protection) rating does the enclosure have?",
+        "How well is the display's ingress protection rated against rain?",
+    ):
+        assert analyse(question, []).quantities == (INGRESS,), question
+    # "IP" alone is the network's: an address is no ingress protection.
+    assert analyse("What IP address does the meter use?", []).quantities == ()
+    assert analyse("Default IP address at security level 2?", []).quantities == ()
+    assert quantity_keys("Waterproof grade: IP65") == {INGRESS}
+    assert quantity_keys("IPX4 splash-proof, 230 V") == {INGRESS, key("12 V")}
+    assert gives_quantity("Protection: IP 54", [INGRESS])
+    assert quantity_keys("IP address 192.168.1.100") == frozenset()
 
 
 def test_a_value_spelled_out_before_a_unit_name_is_a_quantity() -> None:
