@@ -206,10 +206,9 @@ def _printed_form(text: str) -> str:
     return _PER_MINUTE.get(text.lower(), text)
 
 
-# What any printed quantity holds: a digit before a unit's first sign, or a unit in brackets.
-# Most lines hold neither, and this one search says so without parsing them.
-# A line may print a value only if it matches (a number before a letter, a unit in
-# brackets, an ingress protection code): most lines do not, and skip the parse.
+# What any printed quantity holds: a digit before a unit's first sign, a unit in brackets,
+# or an ingress protection code. Most lines hold none, and this one search says so without
+# parsing them.
 QUANTITY_HINT = re.compile(r"\d\s?[A-Za-zµμΩ°℃℉%]|[(\[]\s?[A-Za-zµμΩ°℃℉%]|\bIP ?[0-9X][0-9X]\b")
 _DIGIT = re.compile(r"\d")
 # A value spelled out in English before a unit's name: "more than two seconds", "one minute".

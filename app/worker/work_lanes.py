@@ -216,7 +216,8 @@ class ImportLane(Lane):
         time; a request waiting goes first, and this job comes back after it."""
         from app.library.importer import EXTRACTION
 
-        assert self.library is not None
+        if self.library is None:  # it could not be opened: the window says why
+            return
         try:
             stale = [d.id for d in self.library.store.read_before(EXTRACTION)]
         except apsw.Error as exc:  # a read-only library: its manuals stay as they are
