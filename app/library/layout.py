@@ -277,6 +277,7 @@ _DATE = re.compile(
     rf"|(?:{_MONTHS})\.? (?:19|20)\d\d)\b"
 )
 _TIME_OF_DAY = re.compile(r"\b\d\d?:\d\d\b")
+_YEAR = re.compile(r"(?:19|20)\d\d")  # what every date holds: most pages have too few
 MIN_HISTORY_DATES = 3
 
 
@@ -285,6 +286,8 @@ def is_history_page(lines: Sequence[str]) -> bool:
     time of day (an event log's entries have one). Like a contents page, it names the
     topics of other pages ("Added the description of the Wi-Fi interface") and answers
     none of them."""
+    if len(_YEAR.findall("\n".join(lines))) < MIN_HISTORY_DATES:
+        return False  # a search's re-ranking asks this of every page it scores
     dated = sum(1 for t in lines if _DATE.search(t) and not _TIME_OF_DAY.search(t))
     return dated >= MIN_HISTORY_DATES
 
