@@ -219,17 +219,23 @@ class ImportLane(Lane):
         if self.library is None:  # it could not be opened: the window says why
             return
         try:
-            stale = [d.id for d in self.library.store.read_before(EXTRACTION)]
+            stale = self.library.store.read_before(EXTRACTION)
         except apsw.Error as exc:  # a read-only library: its manuals stay as they are
             log.warning("manuals not read again: %s", exc)
             return
-        for doc_id in stale:
+        # A manual whose copy is gone cannot be read again: said once by `reindex --stale`
+        # and `list`, not as a failed row at every start.
+        missing = [d for d in stale if not self.library.pdf_path(d).is_file()]
+        for doc in missing:
+            log.warning("%s: its copy in the library is missing, not read again", doc.file_name)
+        stale = [d for d in stale if d not in missing]
+        for doc in stale:
             if cancel.is_set():
                 return
             if not self.requests.empty():
                 self.enqueue(RereadStale())
                 return
-            self._reread([doc_id], cancel)
+            self._reread([doc.id], cancel)
 
     def _index_lines(self, cancel: threading.Event) -> None:
         """Store the terms of the lines of chunks that have none: the manuals just

@@ -138,7 +138,7 @@ def test_manuals_an_older_version_read_are_read_again_giving_way_to_a_waiting_jo
     assert [d.title for d in tmp_library.store.list_documents()] == ["a Manual", "b Manual"]
 
 
-def test_a_manual_whose_copy_is_gone_fails_alone_with_its_reason(
+def test_a_manual_whose_copy_is_gone_is_left_as_it_is_and_the_others_are_read_again(
     tmp_library: Library, tmp_path: Path
 ) -> None:
     sent: list[object] = []
@@ -153,6 +153,23 @@ def test_a_manual_whose_copy_is_gone_fails_alone_with_its_reason(
 
     results = [m.event for m in sent if isinstance(m, ImportEvent)]
     results = [e for e in results if isinstance(e, ImportResult)]
-    assert [(r.path, r.status) for r in results] == [("a.pdf", "failed"), ("b.pdf", "imported")]
-    assert "copy of a.pdf is missing" in results[0].reason
+    # No failed row at every start: the command line says why (``reindex --stale``).
+    assert [(r.path, r.status) for r in results] == [("b.pdf", "imported")]
     assert [d.id for d in tmp_library.store.read_before(EXTRACTION)] == [first.id]
+
+
+def test_reindexing_a_manual_whose_copy_is_gone_fails_with_its_reason(
+    tmp_library: Library, tmp_path: Path
+) -> None:
+    sent: list[object] = []
+    lane = _lane(tmp_library, sent)
+    import_blocking(lane.importer(), [text_manual_pdf(tmp_path / "a.pdf", title="A Manual")])
+    (doc,) = tmp_library.store.list_documents()
+    tmp_library.pdf_path(doc).unlink()
+
+    _handle(lane, ReindexRequest(doc.id))
+
+    results = [m.event for m in sent if isinstance(m, ImportEvent)]
+    (result,) = [e for e in results if isinstance(e, ImportResult)]
+    assert result.status == "failed" and "copy of a.pdf is missing" in result.reason
+    assert tmp_library.store.get_document(doc.id) == doc
