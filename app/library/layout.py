@@ -6,7 +6,6 @@ blocks for the chunker.
 
 from __future__ import annotations
 
-import calendar
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -269,12 +268,13 @@ def _titles_beside_numbers(lines: Sequence[str]) -> bool:
 
 
 # A date with its year, as a revision history prints it ("2015-03-03", "03/03/2015",
-# "March 2015"); the months' names are the standard library's (``calendar``).
-_MONTHS = "|".join((*calendar.month_name[1:], *calendar.month_abbr[1:]))
+# "March 2015", "Sept. 2015"). The months are spelled out here rather than read from
+# ``calendar``, whose names follow the process's locale (the window sets it).
+_MONTHS = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*"
 _DATE = re.compile(
     r"\b(?:(?:19|20)\d\d[-./](?:0?[1-9]|1[0-2])\b(?:[-./]\d\d?)?"
     r"|\d\d?[-./]\d\d?[-./](?:19|20)\d\d"
-    rf"|(?:{_MONTHS})\.? (?:19|20)\d\d)\b"
+    rf"|{_MONTHS}\.? (?:19|20)\d\d)\b"
 )
 _TIME_OF_DAY = re.compile(r"\b\d\d?:\d\d\b")
 _YEAR = re.compile(r"(?:19|20)\d\d")  # what every date holds: most pages have too few
