@@ -248,6 +248,7 @@ def _reread_stale(settings: Any) -> int:
         Importer,
         ImportFailure,
         ImportProgress,
+        follow,
     )
     from app.retrieval import line_index
 
@@ -260,18 +261,15 @@ def _reread_stale(settings: Any) -> int:
         return 0
     importer = Importer(library, settings)
     progress = ProgressPrinter(enabled=True)
+
+    def show(event: Any) -> None:
+        if isinstance(event, ImportProgress):
+            progress.show(event)
+
     failed = 0
     for doc in stale:
-        reading = importer.reread(doc.id)
         try:
-            while True:
-                try:
-                    event = next(reading)
-                except StopIteration as done:
-                    result = done.value
-                    break
-                if isinstance(event, ImportProgress):
-                    progress.show(event)
+            result = follow(importer.reread(doc.id), show)
         except (ImportFailure, ImportCancelled, OSError) as exc:
             progress.clear()
             print(f"{doc.file_name}: failed: {exc}", file=sys.stderr)

@@ -408,6 +408,19 @@ class Importer:
         return thumbs, warnings
 
 
+def follow(
+    events: Generator[ImportEvent, None, ImportResult],
+    on_event: Callable[[ImportEvent], None],
+) -> ImportResult:
+    """Run one file's import (or ``Importer.reread``) to its end, handing each event to
+    ``on_event``; returns its result (its errors are raised)."""
+    while True:
+        try:
+            on_event(next(events))
+        except StopIteration as done:
+            return done.value  # type: ignore[no-any-return]
+
+
 def import_blocking(
     importer: Importer,
     paths: Iterable[Path],

@@ -93,6 +93,11 @@ class NewDocument:
     """The reading of PDFs that wrote it (``importer.EXTRACTION``)."""
 
 
+def _check_parts(doc: NewDocument) -> None:
+    if len(doc.chunks) != len(doc.vectors) or len(doc.chunks) != len(doc.chunk_search_texts):
+        raise StoreError("chunks, search texts and vectors differ in length")
+
+
 def revision_label(file_name: str, revision: int) -> str:
     """The label of an older revision: 'Guide.pdf', revision 1 -> 'Guide (rev 1).pdf'."""
     path = Path(file_name)
@@ -275,8 +280,7 @@ class Store:
 
     def add_document(self, doc: NewDocument) -> int:
         """Write a whole document in one transaction; returns its id."""
-        if len(doc.chunks) != len(doc.vectors) or len(doc.chunks) != len(doc.chunk_search_texts):
-            raise StoreError("chunks, search texts and vectors differ in length")
+        _check_parts(doc)
         with self.transaction() as db:
             db.execute(
                 "INSERT INTO documents(sha256, file_name, title, page_count, ocr_pages,"
@@ -378,8 +382,7 @@ class Store:
         its pages' visual vectors stay (a page keeps its row; the same PDF has the same
         pages), so citations, conversations and feedback still point at it. Its import
         time is now: what searches keep of it is read again."""
-        if len(doc.chunks) != len(doc.vectors) or len(doc.chunks) != len(doc.chunk_search_texts):
-            raise StoreError("chunks, search texts and vectors differ in length")
+        _check_parts(doc)
         with self.transaction() as db:
             db.execute(
                 "UPDATE documents SET title = ?, page_count = ?, ocr_pages = ?, profile = ?,"

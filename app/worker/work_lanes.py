@@ -179,7 +179,7 @@ class ImportLane(Lane):
     def _reread(self, ids: list[int], cancel: threading.Event) -> None:
         """Read manuals again from the library's copies, each in place: it keeps its id,
         name and revision, and searches read its old reading until the new one commits."""
-        from app.library.importer import ImportCancelled, ImportFailure
+        from app.library.importer import ImportCancelled, ImportFailure, follow
 
         assert self.library is not None
         docs = [d for i in ids if (d := self.library.store.get_document(i)) is not None]
@@ -189,16 +189,8 @@ class ImportLane(Lane):
                 self.send(ImportEvent(ImportResult(doc.file_name, "failed", "stopped by the user")))
                 continue
             started = time.perf_counter()
-            reading = self.importer().reread(doc.id, cancel)
             try:
-                while True:
-                    try:
-                        event = next(reading)
-                    except StopIteration as done:
-                        result: ImportResult = done.value
-                        break
-                    if not isinstance(event, ImportProgress) or self.throttle.wanted(event):
-                        self.send(ImportEvent(event))
+                result = follow(self.importer().reread(doc.id, cancel), self._pass_on)
             except ImportCancelled:
                 result = ImportResult(doc.file_name, "failed", "stopped by the user")
             except (ImportFailure, OSError, apsw.Error) as exc:
@@ -210,6 +202,10 @@ class ImportLane(Lane):
             self.send(ImportEvent(result))
             if result.status == "imported":
                 self._changed()
+
+    def _pass_on(self, event: ImportProgress | ImportResult) -> None:
+        if not isinstance(event, ImportProgress) or self.throttle.wanted(event):
+            self.send(ImportEvent(event))
 
     def _reread_stale(self, cancel: threading.Event) -> None:
         """Read again the manuals an older version read (``Store.read_before``), one at a

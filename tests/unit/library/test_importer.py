@@ -506,14 +506,9 @@ def _as_read_long_ago(library: Library, doc_id: int) -> None:
     db.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')")
 
 
-def _reread(importer: Importer, doc_id: int) -> tuple[ImportResult, list[ImportProgress]]:
-    events = importer.reread(doc_id)
-    progress = []
-    while True:
-        try:
-            progress.append(next(events))
-        except StopIteration as done:
-            return done.value, progress  # type: ignore[return-value]
+def _reread(importer: Importer, doc_id: int) -> tuple[ImportResult, list[ImportEvent]]:
+    progress: list[ImportEvent] = []
+    return importer_module.follow(importer.reread(doc_id), progress.append), progress
 
 
 def test_a_manual_an_older_version_read_is_read_again_in_place(

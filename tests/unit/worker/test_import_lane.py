@@ -93,6 +93,22 @@ def _as_read_by_an_older_version(library: Library) -> None:
     library.store.db.execute("UPDATE documents SET extraction = 0, title = 'CONTENT'")
 
 
+def _two_stale_manuals(library: Library, tmp_path: Path) -> tuple[ImportLane, list[object]]:
+    """A lane over a library holding a.pdf and b.pdf as an older version read them, and
+    the messages it sends."""
+    sent: list[object] = []
+    lane = _lane(library, sent)
+    pdfs = [text_manual_pdf(tmp_path / f"{n}.pdf", title=f"{n} Manual") for n in ("a", "b")]
+    import_blocking(lane.importer(), pdfs)
+    _as_read_by_an_older_version(library)
+    return lane, sent
+
+
+def _results(sent: list[object]) -> list[ImportResult]:
+    events = [m.event for m in sent if isinstance(m, ImportEvent)]
+    return [e for e in events if isinstance(e, ImportResult)]
+
+
 def test_reindexing_a_manual_reads_it_again_in_place(tmp_library: Library, tmp_path: Path) -> None:
     sent: list[object] = []
     lane = _lane(tmp_library, sent)
@@ -106,8 +122,7 @@ def test_reindexing_a_manual_reads_it_again_in_place(tmp_library: Library, tmp_p
     (again,) = tmp_library.store.list_documents()
     assert (again.id, again.file_name, again.title) == (doc.id, "a.pdf", "Alpha Panel Manual")
     queued = [m.paths for m in sent if isinstance(m, ImportQueued)]
-    results = [m.event for m in sent if isinstance(m, ImportEvent)]
-    results = [e for e in results if isinstance(e, ImportResult)]
+    results = _results(sent)
     assert queued == [("a.pdf",)]
     assert [(r.path, r.status, r.reason, r.pages) for r in results] == [
         ("a.pdf", "imported", READ_AGAIN, 3)
@@ -117,11 +132,7 @@ def test_reindexing_a_manual_reads_it_again_in_place(tmp_library: Library, tmp_p
 def test_manuals_an_older_version_read_are_read_again_giving_way_to_a_waiting_job(
     tmp_library: Library, tmp_path: Path
 ) -> None:
-    sent: list[object] = []
-    lane = _lane(tmp_library, sent)
-    pdfs = [text_manual_pdf(tmp_path / f"{n}.pdf", title=f"{n} Manual") for n in ("a", "b")]
-    import_blocking(lane.importer(), pdfs)
-    _as_read_by_an_older_version(tmp_library)
+    lane, _ = _two_stale_manuals(tmp_library, tmp_path)
     stale = len(tmp_library.store.read_before(EXTRACTION))
     assert stale == 2
 
@@ -141,18 +152,13 @@ def test_manuals_an_older_version_read_are_read_again_giving_way_to_a_waiting_jo
 def test_a_manual_whose_copy_is_gone_is_left_as_it_is_and_the_others_are_read_again(
     tmp_library: Library, tmp_path: Path
 ) -> None:
-    sent: list[object] = []
-    lane = _lane(tmp_library, sent)
-    pdfs = [text_manual_pdf(tmp_path / f"{n}.pdf", title=f"{n} Manual") for n in ("a", "b")]
-    import_blocking(lane.importer(), pdfs)
-    _as_read_by_an_older_version(tmp_library)
+    lane, sent = _two_stale_manuals(tmp_library, tmp_path)
     first = tmp_library.store.list_documents()[0]
     tmp_library.pdf_path(first).unlink()
 
     _handle(lane, RereadStale())
 
-    results = [m.event for m in sent if isinstance(m, ImportEvent)]
-    results = [e for e in results if isinstance(e, ImportResult)]
+    results = _results(sent)
     # No failed row at every start: the command line says why (``reindex --stale``).
     assert [(r.path, r.status) for r in results] == [("b.pdf", "imported")]
     assert [d.id for d in tmp_library.store.read_before(EXTRACTION)] == [first.id]
@@ -169,7 +175,6 @@ def test_reindexing_a_manual_whose_copy_is_gone_fails_with_its_reason(
 
     _handle(lane, ReindexRequest(doc.id))
 
-    results = [m.event for m in sent if isinstance(m, ImportEvent)]
-    (result,) = [e for e in results if isinstance(e, ImportResult)]
+    (result,) = _results(sent)
     assert result.status == "failed" and "copy of a.pdf is missing" in result.reason
     assert tmp_library.store.get_document(doc.id) == doc
