@@ -32,7 +32,7 @@ from app.retrieval.query import (
 )
 from app.retrieval.regions import is_contents_line
 from app.retrieval.terms import capitalised_words, code_key, is_code, name_runs, one_off
-from app.retrieval.text import PageHit, SearchResult, TextSearch, header_band
+from app.retrieval.text import PageHit, SearchResult, TextSearch, table_bands
 from app.retrieval.units import (
     asked_key,
     gives_quantity,
@@ -448,7 +448,7 @@ def _with_next(chosen: list[Evidence], units: list[Evidence]) -> list[Evidence]:
             after is not None
             and (unit is best or not _VALUE.search(unit.text))
             and after.chunk_id == unit.chunk_id
-            and "→" not in unit.text + after.text
+            and not (unit.row or after.row or "→" in unit.text + after.text)
             and len(after.text) <= NEXT_CHARS
             and (after.chunk_id, after.text) not in taken
         ):
@@ -561,17 +561,19 @@ def _is_product_code(term: str, products: set[str]) -> bool:
 
 def _units(store: Store, hit: PageHit, rank: int) -> list[Evidence]:
     units: list[Evidence] = []
-    headers: dict[str, str] = {}
-    for chunk in store.page_chunks(hit.document_id, hit.page):
-        if chunk.kind == "table" and chunk.lines:
-            # A row means something only under its column headings (every line of the
-            # header band); a table cut into chunks keeps its first chunk's headings.
-            band, body = header_band(chunk.lines)
-            header = headers.setdefault(chunk.heading, " ".join(band))
+    chunks = store.page_chunks(hit.document_id, hit.page)
+    # A row means something only under its column headings (every line of the header
+    # band); a table cut into chunks keeps its first chunk's headings.
+    tables = {chunk.id: (band, body) for chunk, band, body in table_bands(chunks)}
+    for chunk in chunks:
+        if chunk.id in tables:
+            band, body = tables[chunk.id]
+            header = " ".join(band)
             for line in body:
                 units.append(
                     Evidence(
-                        table_row(band, line.text) or f"{header} → {line.text}",
+                        table_row(band, line.text)
+                        or (f"{header} → {line.text}" if header else line.text),
                         hit,
                         rank,
                         line.box,
@@ -639,7 +641,7 @@ def _join_fragments(units: list[Evidence]) -> list[Evidence]:
     out: list[Evidence] = []
     for unit in units:
         prev = out[-1] if out else None
-        if prev is None or "→" in prev.text + unit.text:
+        if prev is None or prev.row or unit.row or "→" in prev.text + unit.text:
             out.append(unit)
             continue
         # Chunks share the line at their boundary: the next chunk starts with the line

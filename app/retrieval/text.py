@@ -13,7 +13,7 @@ import math
 import re
 import time
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
@@ -84,6 +84,8 @@ MAX_SALIENT = 6
 # A word asks for the quantity the library prints beside it when at least this share of
 # its lines print one ("Fuse 20A", "Fuse rated current (A)").
 BESIDE_SHARE = 0.4
+# A table cell of this many words is a sentence, not a column heading (``header_band``).
+HEADING_WORDS = 6
 
 
 @dataclass(frozen=True, slots=True)
@@ -970,14 +972,7 @@ def page_coverage(
     # A contents entry names a topic where the answer is not: a contents page names them all.
     lines = [text for text in lines if not terms.contents(text)]
     best = window_coverage(lines, idf, identifiers, headings, scanned=scanned, terms=terms)
-    headers: dict[str, list[str]] = {}
-    for chunk in chunks:
-        if chunk.kind != "table" or not chunk.lines:
-            continue
-        header, body = header_band(chunk.lines)
-        # A table cut into several chunks repeats at most its first header line: the
-        # column headings are those of the table's first chunk on the page.
-        header = headers.setdefault(chunk.heading, header)
+    for chunk, header, body in table_bands(chunks):
         context = " ".join([chunk.heading, *header])
         texts = [ln.text for ln in body if not terms.contents(ln.text)]
         best = max(
@@ -989,15 +984,45 @@ def page_coverage(
     return best
 
 
+def table_bands(
+    chunks: Sequence[StoredChunk],
+) -> Iterator[tuple[StoredChunk, list[str], list[TextLine]]]:
+    """The table chunks of a page, each with its table's header row and its own rows
+    (``header_band``). A table cut into several chunks repeats its first line in each (at
+    most the first line of a header of two): the column headings are those of the
+    table's first chunk, and the first row of a table without a header is read once, in
+    the first chunk."""
+    tables: dict[str, tuple[str, list[str]]] = {}  # by heading: first line, header
+    for chunk in chunks:
+        if chunk.kind != "table" or not chunk.lines:
+            continue
+        band, body = header_band(chunk.lines)
+        first = chunk.lines[0].text
+        seen = tables.get(chunk.heading)
+        if seen is not None and seen[0] == first:  # the same table, continued
+            band = seen[1]
+            if not band and body and body[0].text == first:
+                body = body[1:]
+        else:
+            tables[chunk.heading] = (first, band)
+        yield chunk, band, body
+
+
 def header_band(lines: Sequence[TextLine]) -> tuple[list[str], list[TextLine]]:
     """A table's header row (every line that starts within the first line's height, as a
-    multi-line header's cells do) and the lines after it."""
+    multi-line header's cells do) and the lines after it. Column headings are labels: a
+    first row with a cell of a sentence's length ("Long press button to enter the CO2
+    setup.", a screen and what to do on it) is the table's first row, and the table has
+    no header."""
     first = lines[0]
     limit = max(first.box[3], first.box[1] + 1.0)
     cut = 1
     while cut < min(len(lines), 8) and lines[cut].box[1] < limit - 0.5:
         cut += 1
-    return [ln.text for ln in lines[:cut]], list(lines[cut:])
+    band = [ln.text for ln in lines[:cut]]
+    if any(len(cell.split()) >= HEADING_WORDS for text in band for cell in text.split(" | ")):
+        return [], list(lines)
+    return band, list(lines[cut:])
 
 
 def _coverage(regions: Sequence[Region], query: QueryAnalysis, idf: dict[str, float]) -> float:
