@@ -213,6 +213,7 @@ def foreign_equipment(
     unprinted: Callable[[Sequence[str]], Sequence[str]],
     unknown: Callable[[Sequence[str]], Sequence[str]] | None = None,
     unknown_names: Callable[[Sequence[str]], Sequence[str]] | None = None,
+    widespread: Callable[[Sequence[str]], Sequence[str]] | None = None,
 ) -> tuple[str, ...]:
     """The equipment a question names that no manual of the library mentions, when it
     names no manual's product: its codes ("the Siemens V20", "a KX-400 meter") when no
@@ -226,7 +227,9 @@ def foreign_equipment(
     tuner" does, "a Siemens meter" does not; nor does the lexicon know every maker of
     tools ("a Fluke meter" reads as other equipment). A question that also names a
     product of the library, or a code some manual prints, may be about that one: nothing
-    is declined."""
+    is declined. A code many manuals print (``widespread``:
+    ``TextSearch.widespread_codes``) is an interface or a standard ("an RS485-to-Ethernet
+    converter"), not equipment: it neither names the library's nor keeps a question in."""
     if query.products:
         return ()
     codes = [i for i in query.identifiers if is_code(i) and not _is_value(i)]
@@ -239,20 +242,37 @@ def foreign_equipment(
         if code_key(token) not in keys and not _is_value(token):
             codes.append(token)
             keys.add(code_key(token))
+    if codes and widespread is not None:
+        # "RS485-to-Ethernet" is the interface's, as "RS485" is.
+        parts = {c: [p for p in c.split("-") if _CODE.fullmatch(p.lower())] for c in codes}
+        asked = [*codes, *(p for found in parts.values() for p in found)]
+        common = set(widespread(list(dict.fromkeys(asked))))
+        codes = [c for c in codes if c not in common and not common.intersection(parts[c])]
     missing = tuple(unprinted(codes)) if codes else ()
     if len(missing) < len(codes):
         return ()
     if unknown is None:
-        return missing
+        return _outermost(missing)
     runs = name_runs(query.text)
     whole = [r for r in runs if len(unknown(r)) == len(r)]
     named = tuple(" ".join(r) for r in whole)
     if unknown_names is None:
-        return missing + named
+        return _outermost(missing + named)
     # One word of a run the library knows another word of ("a Sur-Gard System") still
     # names equipment when nothing knows it.
     single = [w for w in capitalised_words(query.text) if not any(w in r for r in whole)]
-    return missing + named + tuple(unknown_names(single))
+    return _outermost(missing + named + tuple(unknown_names(single)))
+
+
+def _outermost(names: tuple[str, ...]) -> tuple[str, ...]:
+    """Names once each, without those part of another ("BPR2-WP12" of "ISC-BPR2-WP12")."""
+    lowered = [n.lower() for n in names]
+    return tuple(
+        n
+        for i, n in enumerate(names)
+        if lowered[i] not in lowered[:i]
+        and not any(lowered[i] in other and lowered[i] != other for other in lowered)
+    )
 
 
 # Words of a question: one that starts with a letter and holds at least two letters and
@@ -311,7 +331,11 @@ def foreign_in(question: str, search: TextSearch) -> tuple[str, ...]:
 def foreign_in_query(query: QueryAnalysis, search: TextSearch) -> tuple[str, ...]:
     """``foreign_equipment`` of an analysed question, asking ``search``'s library."""
     return foreign_equipment(
-        query, search.unprinted_codes, search.unknown_words, search.unknown_names
+        query,
+        search.unprinted_codes,
+        search.unknown_words,
+        search.unknown_names,
+        search.widespread_codes,
     )
 
 

@@ -84,6 +84,8 @@ MAX_SALIENT = 6
 # A word asks for the quantity the library prints beside it when at least this share of
 # its lines print one ("Fuse 20A", "Fuse rated current (A)").
 BESIDE_SHARE = 0.4
+# A code this many manuals print names an interface or a standard, not equipment.
+WIDESPREAD_MANUALS = 3
 # A table cell of this many words is a sentence, not a column heading (``header_band``).
 HEADING_WORDS = 6
 
@@ -374,6 +376,18 @@ class TextSearch:
                 continue
             missing.append(code)
         return tuple(missing)
+
+    def widespread_codes(self, codes: Sequence[str]) -> tuple[str, ...]:
+        """Those of ``codes`` that at least ``WIDESPREAD_MANUALS`` manuals print (however
+        they write them): an interface or a standard ("RS485", "USB2.0"), which names no
+        equipment a question could be about."""
+        self._refresh()
+        return tuple(
+            code
+            for code in codes
+            if (match := " OR ".join(f'"{v}"' for v in code_variants(code)))
+            and documents_matching(self.store.db, match) >= WIDESPREAD_MANUALS
+        )
 
     def unknown_words(self, words: Sequence[str]) -> tuple[str, ...]:
         """Those of ``words`` no manual of the library prints in any form (``known``)."""

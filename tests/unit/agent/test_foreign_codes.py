@@ -203,3 +203,60 @@ def test_a_name_neither_the_library_nor_english_knows_is_declined(
         "Can I read the maximum output current of the inverter with a Siemens meter?",
     )
     assert not own.abstained and "16 A" in own.text
+
+
+def test_a_code_many_manuals_print_is_an_interface_not_equipment() -> None:
+    # Three manuals of the library print RS485: it names no equipment of the library,
+    # so the converter's code, which none prints, is what the question is about.
+    def widespread(codes: Sequence[str]) -> tuple[str, ...]:
+        return tuple(c for c in codes if c.lower() == "rs485")
+
+    def ask(text: str, identifiers: Sequence[str], spread: bool = True) -> tuple[str, ...]:
+        query = _query(identifiers, text=text)
+        unprinted = _unprinted({"x4", "rs485"})
+        return foreign_equipment(query, unprinted, widespread=widespread if spread else None)
+
+    text = "Hooking a USR-TCP232-410S RS485-to-Ethernet converter onto the meter's terminals."
+    identifiers = ["TCP232-410S", "RS485-"]
+    assert ask(text, identifiers) == ("USR-TCP232-410S",), "once, by its whole name"
+    assert ask(text, identifiers, spread=False) == (), "RS485 is printed: it may be about it"
+    assert ask("What is the RS485 address of the X4?", ["RS485", "X4"]) == ()
+    assert ask("Which RS485 address does the meter answer on?", ["RS485"]) == ()
+
+
+INTERFACES = {
+    "Wren_M3_Meter.pdf": (
+        "Wren M3 Energy Meter",
+        ["The RS485 port answers on address 001 at 9600 bps.", "The pulse output is 1000 imp/kWh."],
+    ),
+    "Wren_D2_Drive.pdf": (
+        "Wren D2 Servo Drive",
+        ["Tune the drive over its RS485 port.", "The drive trips at 400 V DC bus voltage."],
+    ),
+    "Wren_B5_Board.pdf": (
+        "Wren B5 Evaluation Board",
+        ["Jumper J5 joins the UART to the RS485 transceiver.", "The board takes 5 V DC."],
+    ),
+}
+
+interfaces = note_library_fixture("interfaces", INTERFACES)
+
+
+def test_a_converter_named_beside_an_interface_many_manuals_print_is_declined(
+    interfaces: Library, tmp_path: Path
+) -> None:
+    search = TextSearch(interfaces.store, HashingEmbedder())
+    try:
+        assert search.widespread_codes(["RS485", "rs-485", "J5", "UART"]) == ("RS485", "rs-485")
+    finally:
+        search.close()
+    converter = no_llm_answer(
+        interfaces,
+        tmp_path,
+        "Hooking a USR-TCP232-410S RS485-to-Ethernet converter onto the RS485 bus. What is"
+        " the converter's default IP address?",
+    )
+    assert converter.abstained
+    assert "No manual in the library mentions USR-TCP232-410S:" in converter.text
+    own = no_llm_answer(interfaces, tmp_path, "Which RS485 address does the meter answer on?")
+    assert not own.abstained and "001" in own.text
