@@ -621,17 +621,14 @@ def table_row(header: Sequence[str], row: str) -> str | None:
     Digital Input: ●"), empty cells left out, so a row holds the headings of the columns
     it fills and nothing of those it leaves empty. None when the row's cells do not line
     up with a one-line header (a multi-line header, or a library imported before empty
-    cells were kept), or when the first row of two columns prints a value, as a table of
-    settings and their values with no header row does: then the row is read after the
-    whole header."""
+    cells were kept): then the row is read after the whole header. (A table of settings
+    and their values has no header row: ``header_band``.)"""
     if len(header) != 1:
         return None
     heads = [h.strip() for h in header[0].split(" | ")]
     cells = [c.strip() for c in row.split(" | ")]
     if len(heads) < 2 or len(cells) != len(heads):
         return None
-    if len(heads) == 2 and _VALUE.search(heads[1]):
-        return None  # a first row of values ("Voltage | 230 V"): settings with no header
     heads = _spanning_heads(heads, cells)
     pairs = [f"{h}: {c}" if h else c for h, c in zip(heads, cells, strict=True) if c]
     if len(pairs) < 2 or not cells[0]:

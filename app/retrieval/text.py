@@ -1027,7 +1027,8 @@ def header_band(lines: Sequence[TextLine]) -> tuple[list[str], list[TextLine]]:
     multi-line header's cells do) and the lines after it. Column headings are labels: a
     first row with a cell of a sentence's length ("Long press button to enter the CO2
     setup.", a screen and what to do on it) is the table's first row, and the table has
-    no header."""
+    no header, as has a table whose first row is a setting of two columns and its value.
+    """
     first = lines[0]
     limit = max(first.box[3], first.box[1] + 1.0)
     cut = 1
@@ -1036,6 +1037,9 @@ def header_band(lines: Sequence[TextLine]) -> tuple[list[str], list[TextLine]]:
     band = [ln.text for ln in lines[:cut]]
     if any(len(cell.split()) >= HEADING_WORDS for text in band for cell in text.split(" | ")):
         return [], list(lines)
+    cells = band[0].split(" | ") if len(band) == 1 else []
+    if len(cells) == 2 and re.search(r"\d", cells[1]):
+        return [], list(lines)  # a setting and its value ("Baud Rate | 9600"): no heading
     return band, list(lines[cut:])
 
 

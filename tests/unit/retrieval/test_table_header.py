@@ -41,6 +41,15 @@ def test_a_first_row_of_sentences_is_no_header() -> None:
     assert list(body) == list(SCREENS)
 
 
+def test_a_first_row_of_a_setting_and_its_value_is_no_header() -> None:
+    settings = rows(
+        "Supply voltage | 230 V", "Frequency | 50 Hz", "Operating temperature | -40~+70"
+    )
+    assert header_band(settings) == ([], list(settings))
+    model = rows("Standby current | 7 Ah battery | 18 Ah battery", "500 mA | 11.9 h | 30.6 h")
+    assert header_band(model)[0] == [model[0].text], "values in a header of three columns"
+
+
 def test_a_headerless_tables_first_row_is_not_context_for_every_row() -> None:
     # Read as a header, the CO2 row would join the IP row four rows below it, and the
     # page would cover a question about both as if one passage held them.
