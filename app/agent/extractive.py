@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from app.agent.abstention import AnswerSignals, answerable, caution, verdict
+from app.library.chunking import filled_cells
 from app.library.models import Box, TextLine, union_box
 from app.library.store import Store
 from app.retrieval.query import (
@@ -32,7 +33,13 @@ from app.retrieval.query import (
 )
 from app.retrieval.regions import is_contents_line
 from app.retrieval.terms import capitalised_words, code_key, is_code, name_runs, one_off
-from app.retrieval.text import PageHit, SearchResult, TextSearch, table_bands
+from app.retrieval.text import (
+    PageHit,
+    SearchResult,
+    TextSearch,
+    is_section_row,
+    table_bands,
+)
 from app.retrieval.units import (
     asked_key,
     gives_quantity,
@@ -593,11 +600,18 @@ def _units(store: Store, hit: PageHit, rank: int) -> list[Evidence]:
         if chunk.id in tables:
             band, body = tables[chunk.id]
             header = " ".join(band)
+            section = ""  # a table without a header: the title row over these rows
             for line in body:
+                if not band and is_section_row(line.text):
+                    section = filled_cells(line.text)
+                    continue
+                if header:
+                    text = table_row(band, line.text) or f"{header} → {line.text}"
+                else:
+                    text = f"{section} → {filled_cells(line.text)}" if section else line.text
                 units.append(
                     Evidence(
-                        table_row(band, line.text)
-                        or (f"{header} → {line.text}" if header else line.text),
+                        text,
                         hit,
                         rank,
                         line.box,

@@ -1027,7 +1027,8 @@ def header_band(lines: Sequence[TextLine]) -> tuple[list[str], list[TextLine]]:
     multi-line header's cells do) and the lines after it. Column headings are labels: a
     first row with a cell of a sentence's length ("Long press button to enter the CO2
     setup.", a screen and what to do on it) is the table's first row, and the table has
-    no header, as has a table whose first row is a setting of two columns and its value.
+    no header, as has a table whose first row is a setting of two columns and its value,
+    or a title over the rows after it (``is_section_row``).
     """
     first = lines[0]
     limit = max(first.box[3], first.box[1] + 1.0)
@@ -1040,7 +1041,16 @@ def header_band(lines: Sequence[TextLine]) -> tuple[list[str], list[TextLine]]:
     cells = band[0].split(" | ") if len(band) == 1 else []
     if len(cells) == 2 and re.search(r"\d", cells[1]):
         return [], list(lines)  # a setting and its value ("Baud Rate | 9600"): no heading
+    if len(cells) >= 2 and is_section_row(band[0]):
+        return [], list(lines)  # a title over the rows after it ("3.4.1 Password | ")
     return band, list(lines[cut:])
+
+
+def is_section_row(row: str) -> bool:
+    """Whether a table row of several columns fills only its first cell: a title over the
+    rows after it ("3.4.2 Communication Address |  | "), not a row of values."""
+    cells = [c.strip() for c in row.split(" | ")]
+    return len(cells) >= 2 and bool(cells[0]) and not any(cells[1:])
 
 
 def _coverage(regions: Sequence[Region], query: QueryAnalysis, idf: dict[str, float]) -> float:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.library.models import StoredChunk, TextLine
-from app.retrieval.text import header_band, page_coverage, table_bands
+from app.retrieval.text import header_band, is_section_row, page_coverage, table_bands
 
 
 def rows(*texts: str) -> tuple[TextLine, ...]:
@@ -80,3 +80,12 @@ def test_another_table_under_the_same_heading_has_its_own_headings() -> None:
     other = rows("Model | RS485 | M-Bus", "X-DI | ● | ")
     tables = [chunk(1, "Menu", HEADED), chunk(2, "Menu", other)]
     assert [band for _, band, _ in table_bands(tables)] == [[HEADED[0].text], [other[0].text]]
+
+
+def test_a_title_row_is_no_header() -> None:
+    titled = rows("3.4.1 Password Validation |  | ", " | Enter the password | 1000")
+    assert header_band(titled) == ([], list(titled))
+    assert is_section_row("3.4.2 Communication Address |  | ")
+    assert not is_section_row(" | Communication address setup | 001~247")
+    assert not is_section_row("Operating temperature | -40~+70")
+    assert not is_section_row("A line with no cells")
