@@ -70,12 +70,20 @@ class AnswerTool(Tool):
             return (yield from self.with_llm(state, inputs))
         return (yield from self.extractive(state))
 
+    def foreign(self, state: TreeData) -> tuple[str, ...]:
+        """The equipment the question names that no manual mentions (``foreign_in``), read
+        once per question: an LLM answer that falls back to quotes asks again."""
+        key = (self.name, "foreign")
+        if key not in state.cache:
+            state.cache[key] = foreign_in(state.prompt, self.resources.text_search)
+        return tuple(state.cache[key])
+
     # ---- LLM ---------------------------------------------------------------------------
     def with_llm(self, state: TreeData, inputs: AnswerInputs) -> Generator[Event, None, ToolResult]:
         """Stream the AnswerQuestion signature's answer, then let the critic judge it. A
         question about equipment no manual of the library mentions is declined first: a
         model handed another manual's pages would answer from them."""
-        foreign = foreign_in(state.prompt, self.resources.text_search)
+        foreign = self.foreign(state)
         if foreign:
             event = self.abstain(state, mode="llm", foreign=foreign)
             yield from stream_text(event.text)
@@ -212,7 +220,7 @@ class AnswerTool(Tool):
         if compared is not None:
             return compared
         first = state.searches[0] if state.searches else None
-        foreign = foreign_in(state.prompt, self.resources.text_search)
+        foreign = self.foreign(state)
         if foreign and first is not None:
             return first, self._quotes(first, first, foreign)
         manuals = answer_manuals(first.result) if first is not None else set()

@@ -250,3 +250,29 @@ def test_equipment_no_manual_mentions_is_declined_before_the_model_writes(
     assert answer.abstained and not answer.citations
     assert "No manual in the library mentions V20" in answer.text
     assert not scripted.prompts.get("answer"), "the model wrote no answer"
+
+
+def test_the_question_is_read_for_other_equipment_once_when_quotes_stand_in(
+    make_agent: Callable[..., Tree], scripted: ScriptedModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The model cannot write the answer, so the quotes answer instead: both steps ask
+    # whether the question names equipment no manual mentions, and it is read once.
+    import app.agent.tools.answer as answer_tool
+
+    asked: list[str] = []
+    original = answer_tool.foreign_in
+
+    def counting(question: str, search: object) -> tuple[str, ...]:
+        asked.append(question)
+        return original(question, search)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(answer_tool, "foreign_in", counting)
+
+    def broken() -> str:
+        raise RuntimeError("weights are corrupt")
+
+    scripted.decisions.extend([decision("text_search", query="AUX+ terminal"), decision("answer")])
+    scripted.answers.extend([broken, broken, broken, broken])
+    answer = answer_of(run(make_agent(scripted), AUX))
+    assert not answer.abstained and "13.8" in answer.text
+    assert asked == [AUX]
