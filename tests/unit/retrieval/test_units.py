@@ -89,6 +89,9 @@ def test_a_question_s_values_are_matched_as_printed_without_its_punctuation() ->
     assert query.identifiers == ("374", "BOGP-3")
     query = analyse("It shows 998 in the user field and a 1 in the fourth position", [])
     assert query.identifiers == ("998",)
+    # A code ends with its last letter or digit, not with the hyphen joining a word to it.
+    query = analyse("Is an RS485-to-Ethernet converter on the XK-200-B fine?", [])
+    assert query.identifiers == ("RS485", "XK-200-B")
     # A unit that is no English word is still one, capitals or not.
     assert analyse("Is 2 s enough, or 750 W at 24 V?", []).identifiers == (
         "2 s",
