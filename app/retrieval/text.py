@@ -170,6 +170,7 @@ class TextSearch:
         self._documents: list[DocumentInfo] = []
         self._total: tuple[tuple[int, int, int], int] | None = None  # (version, chunks)
         self._chunk_df: dict[str, int | None] = {}
+        self._code_manuals: dict[str, int] = {}  # code -> manuals printing it
         self._burst: dict[str, float] = {}
         self._vocabulary: Vocabulary | None = None
         # Per (document id, import time): what it prints, kept while it is in the library.
@@ -305,6 +306,7 @@ class TextSearch:
             self._documents = self.store.list_documents()
             self._vocabulary = None
             self._chunk_df = {}
+            self._code_manuals = {}
             self._burst = {}
             kept = {(d.id, d.imported_at) for d in self._documents}
             self._printed = {k: v for k, v in self._printed.items() if k in kept}
@@ -368,8 +370,7 @@ class TextSearch:
         scanned = [d.id for d in self._documents if d.ocr_pages]
         missing = []
         for code in codes:
-            match = " OR ".join(f'"{v}"' for v in code_variants(code))
-            if match and documents_matching(self.store.db, match):
+            if self._manuals_printing(code):
                 continue
             key = code_key(code)
             if any(one_off(key, {code_key(w) for w in self.ocr_words(d)}) for d in scanned):
@@ -382,12 +383,16 @@ class TextSearch:
         they write them): an interface or a standard ("RS485", "USB2.0"), which names no
         equipment a question could be about."""
         self._refresh()
-        return tuple(
-            code
-            for code in codes
-            if (match := " OR ".join(f'"{v}"' for v in code_variants(code)))
-            and documents_matching(self.store.db, match) >= WIDESPREAD_MANUALS
-        )
+        return tuple(c for c in codes if self._manuals_printing(c) >= WIDESPREAD_MANUALS)
+
+    def _manuals_printing(self, code: str) -> int:
+        """How many manuals print a code, however they write it (``code_variants``); asked
+        of the page index once per code and version of the library (a question's codes are
+        asked about twice: ``widespread_codes``, then ``unprinted_codes``)."""
+        if code not in self._code_manuals:
+            match = " OR ".join(f'"{v}"' for v in code_variants(code))
+            self._code_manuals[code] = documents_matching(self.store.db, match) if match else 0
+        return self._code_manuals[code]
 
     def unknown_words(self, words: Sequence[str]) -> tuple[str, ...]:
         """Those of ``words`` no manual of the library prints in any form (``known``)."""
