@@ -1028,27 +1028,39 @@ def table_bands(
 
 
 def header_band(lines: Sequence[TextLine]) -> tuple[list[str], list[TextLine]]:
-    """A table's header row (every line that starts within the first line's height, as a
-    multi-line header's cells do) and the lines after it. Column headings are labels: a
-    first row with a cell of a sentence's length ("Long press button to enter the CO2
-    setup.", a screen and what to do on it) is the table's first row, and the table has
-    no header, as has a table whose first row is a setting of two columns and its value,
-    or a title over the rows after it (``is_section_row``).
-    """
+    """A table's header row (``first_band``) and the lines after it; none, and all the
+    lines, when that row is no header (``no_header``)."""
+    band = first_band(lines)
+    if no_header(band):
+        return [], list(lines)
+    return band, list(lines[len(band) :])
+
+
+def first_band(lines: Sequence[TextLine]) -> list[str]:
+    """A table's first row: every line that starts within the first line's height, as a
+    multi-line header's cells do."""
     first = lines[0]
     limit = max(first.box[3], first.box[1] + 1.0)
     cut = 1
     while cut < min(len(lines), 8) and lines[cut].box[1] < limit - 0.5:
         cut += 1
-    band = [ln.text for ln in lines[:cut]]
+    return [ln.text for ln in lines[:cut]]
+
+
+def no_header(band: Sequence[str]) -> str:
+    """Why a table's first row is no header ("" when it is one). Column headings are
+    labels: a first row with a cell of a sentence's length ("Long press button to enter
+    the CO2 setup.", a screen and what to do on it) is the table's first row ("sentence"),
+    as is a setting of two columns and its value ("setting": "Baud Rate | 9600") and a
+    title over the rows after it ("title": ``is_section_row``)."""
     if any(len(cell.split()) >= HEADING_WORDS for text in band for cell in text.split(" | ")):
-        return [], list(lines)
+        return "sentence"
     cells = band[0].split(" | ") if len(band) == 1 else []
     if len(cells) == 2 and re.search(r"\d", cells[1]):
-        return [], list(lines)  # a setting and its value ("Baud Rate | 9600"): no heading
+        return "setting"
     if len(cells) >= 2 and is_section_row(band[0]):
-        return [], list(lines)  # a title over the rows after it ("3.4.1 Password | ")
-    return band, list(lines[cut:])
+        return "title"
+    return ""
 
 
 def is_section_row(row: str) -> bool:
