@@ -62,6 +62,8 @@ _BRACKETED_NUMBER = re.compile(r"\[(\d+)\]")
 SALIENT_TERMS = 2
 # A quote for the second thing a question asks for must score this share of the best.
 PART_SCORE = 0.4
+# A quote scoring this share of the best fills a place left in the answer (``_fill``).
+FILL_SCORE = 0.7
 PART_VALUE = 0.1
 # A quote runs on into the next unit of its passage only when that one is this short.
 NEXT_CHARS = 300
@@ -179,7 +181,7 @@ def answer_extractively(
     decided = verdict(probability, caution(signals))
     if decided == "abstain":
         return _abstain(result, support, signals, probability)
-    chosen = _with_next(chosen, units)
+    chosen = _with_next(_fill(chosen, scored, max_quotes), units)
     return _compose(chosen, support, signals, probability, hedged=decided == "hedge")
 
 
@@ -537,6 +539,23 @@ def _greedy(
             covered |= stems
             values |= printed
     return chosen
+
+
+def _fill(chosen: list[Evidence], scored: list[Evidence], limit: int) -> list[Evidence]:
+    """The quotes chosen, then, in the places left, the next best units that score at least
+    ``FILL_SCORE`` of the best. A unit nearly as good as the best that adds no word asked
+    (so ``_greedy`` passed it over) is most often a parallel item the answer needs too:
+    another row of the table, the next step, the other LED. Added once the answer is
+    decided on, so they never weigh in whether it is declined, nor take the place of a
+    quote chosen for what it adds."""
+    out = list(chosen)
+    floor = FILL_SCORE * scored[0].score if scored else 0.0
+    for unit in scored[1 : limit * 4]:
+        if len(out) >= limit or unit.score < floor:
+            break
+        if unit not in out:
+            out.append(unit)
+    return out
 
 
 def _values(text: str, wanted: Collection[str]) -> set[str]:
