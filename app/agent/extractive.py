@@ -62,6 +62,10 @@ _BRACKETED_NUMBER = re.compile(r"\[(\d+)\]")
 SALIENT_TERMS = 2
 # A quote for the second thing a question asks for must score this share of the best.
 PART_SCORE = 0.4
+# What a table row gains whose first cell is a code or number the question names: the
+# row about "error 10" is the answer, though the note that mentions "code 10" after a
+# "long climb" shares more of the question's words.
+ROW_KEY = 0.3
 # A quote scoring this share of the best fills a place left in the answer (``_fill``).
 FILL_SCORE = 0.7
 PART_VALUE = 0.1
@@ -96,6 +100,7 @@ class Evidence:
     context: str = ""  # the sub-heading it sits under, scored with it and shown before it
     chunk_id: int = 0  # the stored chunk it comes from (its vector scores its meaning)
     row: bool = False  # a table row (read under its column headings)
+    key: str = ""  # a table row's first cell: what the row is about ("E05", "03", "J24")
 
 
 @dataclass(frozen=True, slots=True)
@@ -637,6 +642,7 @@ def _units(store: Store, hit: PageHit, rank: int) -> list[Evidence]:
                         context=chunk.heading.split(" > ")[-1],
                         chunk_id=chunk.id,
                         row=True,
+                        key=line.text.split(" | ")[0].strip(),
                     )
                 )
             continue
@@ -779,10 +785,12 @@ def _score(
 ) -> list[Evidence]:
     """Each unit's score: the question's term weight it holds (with its heading), the
     meaning of its chunk (the stored chunk vector against the question's, so nothing is
-    embedded here), the codes it prints, the asked-for quantity, its page's rank."""
+    embedded here), the codes it prints (a table row more, when its first cell is one:
+    ``ROW_KEY``), the asked-for quantity, its page's rank."""
     chunk_cos = _chunk_cosines(store, result, {u.chunk_id for u in units})
     wants_value = bool(result.query.quantities) or bool(_WANTS_VALUE.search(result.query.text))
     wanted = set(result.query.quantities)
+    named = _named_codes(result.query)
     scored = []
     for unit in units:
         text = f"{unit.context} {unit.text}"
@@ -792,6 +800,8 @@ def _score(
         ident = sum(1 for i in result.query.identifiers if i.lower().replace(" ", "") in flat)
         cos = float(np.clip(chunk_cos.get(unit.chunk_id, 0.0), 0, 1))
         score = coverage + 0.6 * cos + 0.15 * ident - 0.05 * unit.rank
+        if unit.key and unit.key.lower() in named:
+            score += ROW_KEY
         if wanted and gives_quantity(unit.text, wanted):
             score += 0.3
         elif wants_value and _VALUE.search(unit.text):
@@ -799,6 +809,13 @@ def _score(
         scored.append(replace(unit, coverage=coverage, score=score))
     scored.sort(key=lambda u: -u.score)
     return scored
+
+
+def _named_codes(query: QueryAnalysis) -> set[str]:
+    """The codes and numbers a question writes ("E05", "error 03", "code 10"), lower-cased:
+    a table row whose first cell is one of them is the row about it."""
+    digits = (t for t in query.terms if any(c.isdigit() for c in t))
+    return {w.lower() for w in (*query.identifiers, *digits)}
 
 
 def _chunk_cosines(store: Store, result: SearchResult, ids: set[int]) -> dict[int, float]:
