@@ -62,9 +62,9 @@ _BRACKETED_NUMBER = re.compile(r"\[(\d+)\]")
 SALIENT_TERMS = 2
 # A quote for the second thing a question asks for must score this share of the best.
 PART_SCORE = 0.4
-# What a table row gains whose first cell is a code or number the question names: the
-# row about "error 10" is the answer, though the note that mentions "code 10" after a
-# "long climb" shares more of the question's words.
+# What a table row gains whose first cell is a code or number the question names, or
+# what it asks for (``_row_about``): the row about "error 10" is the answer, though the
+# note that mentions "code 10" after a "long climb" shares more of the question's words.
 ROW_KEY = 0.3
 # A quote scoring this share of the best fills a place left in the answer (``_fill``).
 FILL_SCORE = 0.7
@@ -785,12 +785,13 @@ def _score(
 ) -> list[Evidence]:
     """Each unit's score: the question's term weight it holds (with its heading), the
     meaning of its chunk (the stored chunk vector against the question's, so nothing is
-    embedded here), the codes it prints (a table row more, when its first cell is one:
-    ``ROW_KEY``), the asked-for quantity, its page's rank."""
+    embedded here), the codes it prints (a table row more, when its first cell is one or
+    names what is asked: ``ROW_KEY``), the asked-for quantity, its page's rank."""
     chunk_cos = _chunk_cosines(store, result, {u.chunk_id for u in units})
     wants_value = bool(result.query.quantities) or bool(_WANTS_VALUE.search(result.query.text))
     wanted = set(result.query.quantities)
     named = _named_codes(result.query)
+    asked = [frozenset(map(stem, part)) for part in result.query.parts]
     scored = []
     for unit in units:
         text = f"{unit.context} {unit.text}"
@@ -800,7 +801,7 @@ def _score(
         ident = sum(1 for i in result.query.identifiers if i.lower().replace(" ", "") in flat)
         cos = float(np.clip(chunk_cos.get(unit.chunk_id, 0.0), 0, 1))
         score = coverage + 0.6 * cos + 0.15 * ident - 0.05 * unit.rank
-        if unit.key and unit.key.lower() in named:
+        if unit.key and _row_about(unit.key, named, asked):
             score += ROW_KEY
         if wanted and gives_quantity(unit.text, wanted):
             score += 0.3
@@ -816,6 +817,17 @@ def _named_codes(query: QueryAnalysis) -> set[str]:
     a table row whose first cell is one of them is the row about it."""
     digits = (t for t in query.terms if any(c.isdigit() for c in t))
     return {w.lower() for w in (*query.identifiers, *digits)}
+
+
+def _row_about(key: str, named: set[str], asked: Sequence[frozenset[str]]) -> bool:
+    """Whether a table row whose first cell is ``key`` is the row about what a question
+    names or asks: a code or number it writes (``named``: "E05", "code 10"), or all of
+    the words of one thing it asks for (``asked``: the stems of each part; "what IP address
+    and port": the rows "IP" and "Port")."""
+    if key.lower() in named:
+        return True
+    words = {stem(t) for t in tokenize(key)}
+    return bool(words) and any(words <= part for part in asked)
 
 
 def _chunk_cosines(store: Store, result: SearchResult, ids: set[int]) -> dict[int, float]:

@@ -4,7 +4,16 @@ more of the question's words."""
 
 from __future__ import annotations
 
-from app.agent.extractive import FILL_SCORE, ROW_KEY, Evidence, _fill, _named_codes, _score, _units
+from app.agent.extractive import (
+    FILL_SCORE,
+    ROW_KEY,
+    Evidence,
+    _fill,
+    _named_codes,
+    _row_about,
+    _score,
+    _units,
+)
 from app.library.models import StoredChunk, TextLine
 from app.retrieval.query import analyse
 from app.retrieval.text import PageHit, SearchResult
@@ -74,3 +83,31 @@ def test_the_codes_a_question_names_are_its_identifiers_and_its_numbers() -> Non
     named = _named_codes(analyse("What does E05 mean, and what is error 03?", []))
     assert {"e05", "03"} <= named
     assert _named_codes(analyse("How do I reset the display?", [])) == set()
+
+
+SETUP = chunk(3, "paragraph", "TCP IP address setup: long press the button to set the IP address.")
+DEFAULTS = chunk(
+    4,
+    "table",
+    "Type | Ethernet",
+    "IP | 192.168.1.200 (default)",
+    "Subnet mask | 255.255.255.0 (default)",
+    "Gateway | 192.168.1.1 (default)",
+    "Port | 502",
+)
+
+
+def test_the_rows_named_by_what_is_asked_are_quoted_first() -> None:
+    store = OnePage(SETUP, DEFAULTS)
+    units = _units(store, HIT, 0)  # type: ignore[arg-type]
+    query = analyse("Out of the box, what IP address and port will the meter be on?", [])
+    assert query.parts  # what it asks for: the IP address, the port
+    result = SearchResult(query, (HIT,), 1.0)
+    ranked = _score(units, result, store, dict.fromkeys(query.terms, 1.0))  # type: ignore[arg-type]
+    assert [u.text for u in ranked[:2]] == [
+        "Type: IP → Ethernet: 192.168.1.200 (default)",
+        "Type: Port → Ethernet: 502",
+    ]
+    # A row whose first cell holds a word not asked ("Subnet mask") gains nothing.
+    assert not _row_about("Subnet mask", set(), [frozenset({"ip", "address"})])
+    assert _row_about("IP", set(), [frozenset({"ip", "address"})])
