@@ -642,7 +642,7 @@ def _units(store: Store, hit: PageHit, rank: int) -> list[Evidence]:
                         context=chunk.heading.split(" > ")[-1],
                         chunk_id=chunk.id,
                         row=True,
-                        key=line.text.split(" | ")[0].strip(),
+                        key=_row_key(line.text),
                     )
                 )
             continue
@@ -653,6 +653,13 @@ def _units(store: Store, hit: PageHit, rank: int) -> list[Evidence]:
     # A contents entry names where the answer is, not the answer. (Units printed twice are
     # dropped by the caller, across all the quoted pages.)
     return [u for u in _join_fragments(units) if not is_contents_line(u.text)]
+
+
+def _row_key(row: str) -> str:
+    """A table row's first cell, what the row is about; none for a row of one cell (a
+    label or a line of prose laid out as a table says nothing of a value beside it)."""
+    cells = row.split(" | ")
+    return cells[0].strip() if len(cells) > 1 else ""
 
 
 def table_row(header: Sequence[str], row: str) -> str | None:

@@ -1,6 +1,7 @@
-"""A table row whose first cell is the code a question names is the row about it, and is
-quoted first: "error 10" is answered by the error table's row 10, not by a note that shares
-more of the question's words."""
+"""A table row whose first cell is a code the question names, or what it asks for, is the
+row about it, and is quoted: "error 10" is answered by the error table's row 10 beside a
+note that shares more of the question's words; "what IP address and port" by the rows "IP"
+and "Port" before the setup step that says "set the IP address"."""
 
 from __future__ import annotations
 
@@ -111,3 +112,6 @@ def test_the_rows_named_by_what_is_asked_are_quoted_first() -> None:
     # A row whose first cell holds a word not asked ("Subnet mask") gains nothing.
     assert not _row_about("Subnet mask", set(), [frozenset({"ip", "address"})])
     assert _row_about("IP", set(), [frozenset({"ip", "address"})])
+    # A row of one cell is a label, not the row about it: it has no key.
+    label = chunk(5, "table", "Type | Ethernet", "IP address", "IP | 192.168.1.200")
+    assert [u.key for u in _units(OnePage(label), HIT, 0)] == ["", "IP"]  # type: ignore[arg-type]
