@@ -186,6 +186,7 @@ def answer_extractively(
     decided = verdict(probability, caution(signals))
     if decided == "abstain":
         return _abstain(result, support, signals, probability)
+    chosen = _cover_procedures(chosen, scored, salient, result.query.procedures, max_quotes)
     chosen = _with_next(_fill(chosen, scored, max_quotes), units)
     return _compose(chosen, support, signals, probability, hedged=decided == "hedge")
 
@@ -464,6 +465,40 @@ def _cover_parts(
         extra = max(holding, key=lambda u: u.score + PART_VALUE * _prints_value(u.text))
         if extra not in chosen:
             chosen = [*chosen[: limit - 1], extra] if len(chosen) >= limit else [*chosen, extra]
+    return chosen
+
+
+def _cover_procedures(
+    chosen: list[Evidence],
+    scored: list[Evidence],
+    weights: dict[str, float],
+    procedures: Sequence[Sequence[str]],
+    limit: int,
+) -> list[Evidence]:
+    """A question that asks how to do something ("how do I set the demand period") gets
+    the quote that holds most of what the procedure acts on ("Demand Interval Time setup:
+    press ... to set the demand period value"), when no chosen quote holds as much: a
+    passage that only mentions the topic ("maximum demand can be measured over preset
+    periods") does not say how. Only candidates scoring at least ``PART_SCORE`` of the best
+    are weighed; the new quote takes the last place when all are taken. It is added after
+    the answer is decided on, so it changes no decline and no caution."""
+    if not procedures or not scored:
+        return chosen
+    pool = [u for u in scored[: limit * 8] if u.score >= PART_SCORE * scored[0].score]
+    for procedure in procedures:
+        words = [w for w in procedure if weights.get(w, 0.0) > 0]
+        total = sum(weights[w] for w in words)
+        if not total:
+            continue
+
+        def held(unit: Evidence, words: list[str] = words, total: float = total) -> float:
+            stems = _stems(unit.text)
+            return sum(weights[w] for w in words if _found(w, stems)) / total
+
+        best = max(pool, key=lambda u: (held(u), u.score))
+        if best in chosen or held(best) <= max((held(u) for u in chosen), default=0.0):
+            continue
+        chosen = [*chosen[: limit - 1], best] if len(chosen) >= limit else [*chosen, best]
     return chosen
 
 

@@ -55,6 +55,9 @@ class QueryAnalysis:
     # What it asks for, one tuple of words per asked thing ("what fuse rating and what
     # cable size": two), from ``asked_parts``.
     parts: tuple[tuple[str, ...], ...] = ()
+    # The procedures it asks for ("how do I set the demand period"), from
+    # ``asked_procedures``.
+    procedures: tuple[tuple[str, ...], ...] = ()
 
     @property
     def asked(self) -> tuple[str, ...]:
@@ -231,6 +234,7 @@ def analyse(
         quantities=_asked_quantities(text),
         products=tuple(products),
         parts=tuple(tuple(p) for p in asked_parts(text)),
+        procedures=tuple(tuple(p) for p in asked_procedures(text)),
     )
 
 
@@ -309,6 +313,43 @@ def asked_parts(text: str) -> list[list[str]]:
         if part:
             parts.append(part)
     return parts
+
+
+_MODAL = ("do", "does", "did", "can", "could", "should", "would", "will", "must")
+
+
+def asked_procedures(text: str) -> list[list[str]]:
+    """The procedures a question asks for, as the words of what each acts on: "How do I
+    set the demand period, and where do I read the peak current?" asks how to set the
+    demand period (``["set", "demand", "period"]``). A procedure names no thing to be
+    given a value of, so these are not ``asked_parts``: its answer is the step that
+    does it."""
+    tokens = tokenize(text.replace(",", " and "))
+    found = []
+    for i, (how, modal) in enumerate(pairwise(tokens)):
+        if how == "how" and modal in _MODAL and (words := _procedure(tokens, i + 2)):
+            found.append(words)
+    return found
+
+
+def _procedure(tokens: Sequence[str], i: int) -> list[str]:
+    """The verb and object of "how do I <verb> <object>" from ``i``: the subject's
+    function words skipped, then the verb, the function words after it ("into the"), and
+    the object's content words up to the next function word, at most
+    ``MAX_ASKED_WORDS`` of them."""
+    while i < len(tokens) and tokens[i] in STOPWORDS and tokens[i] not in _ASKING:
+        i += 1
+    if i >= len(tokens) or tokens[i] in _ASKING or not tokens[i].isalpha():
+        return []
+    part = [tokens[i]]
+    i += 1
+    while i < len(tokens) and tokens[i] in STOPWORDS and tokens[i] not in _ASKING:
+        i += 1
+    thing: list[str] = []
+    while i < len(tokens) and tokens[i] not in STOPWORDS and tokens[i] not in _ASKING:
+        thing.append(tokens[i])
+        i += 1
+    return part + thing[:MAX_ASKED_WORDS]
 
 
 def measure_words(text: str) -> frozenset[str]:
