@@ -19,6 +19,7 @@ from app.library.library import Library  # noqa: E402
 from app.library.store import Store  # noqa: E402
 
 CORPUS_DIR = REPO.parent / "shared" / "corpus"
+CORPUS2_DIR = REPO.parent / "shared" / "corpus2"
 MANUALS_DIR = REPO / "manuals"
 
 
@@ -72,6 +73,14 @@ def corpus_dir() -> Path:
     if not CORPUS_DIR.is_dir() or not any(CORPUS_DIR.glob("*.pdf")):
         pytest.skip(f"the benchmark corpus is not at {CORPUS_DIR}")
     return CORPUS_DIR
+
+
+@pytest.fixture(scope="session")
+def corpus2_dir() -> Path:
+    """../shared/corpus2 (real manuals of other trades); skips when it is not there."""
+    if not CORPUS2_DIR.is_dir() or not any(CORPUS2_DIR.glob("*.pdf")):
+        pytest.skip(f"the second benchmark corpus is not at {CORPUS2_DIR}")
+    return CORPUS2_DIR
 
 
 @pytest.fixture(scope="session")

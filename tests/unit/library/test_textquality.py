@@ -60,6 +60,32 @@ def test_numbers_codes_and_value_tables_are_not_garbage(text: str) -> None:
     assert text_layer_quality(text) > 0.9
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A battery's data codes and an error log, in lower case or after a word.
+        "b01 Current temperature b04 Total voltage d00 Cell quantity E-Code0 to E-Code9",
+        # Timing diagrams and model families.
+        "t1 t2 t3 t4 t5 t6 EC2x EG9x Zone12 Input2",
+        # Sizes, ranges and bounds as specification tables print them.
+        "1217*463*920 F1(50∽76) ≥0.5W ≤10% 0.5-2.5mm² 30 ~ 14AWG -40 ~ 140 ℃",
+        # Capitals joined by "&", and a figure's circled callouts.
+        "UMTS&LTE EVB AT&T ①②③④ ⑨~⑳",
+    ],
+)
+def test_technical_notation_is_not_a_misread(text: str) -> None:
+    # Each of these once made a clean page "garbage" and sent it to OCR, which ran the
+    # columns of its table together and lost the codes' spaces ("Checkrecordoferrorcode").
+    seen = assess_text(text)
+    assert seen.mangled == 0.0, text
+    assert seen.quality > 0.9, text
+
+
+@pytest.mark.parametrize("token", ["Di9ital", "STA1lATION", "Stit@es", "~ATURES", "F=1!FSTR"])
+def test_a_digit_or_junk_inside_a_word_is_still_a_misread(token: str) -> None:
+    assert assess_text(token).mangled == 1.0
+
+
 def test_clean_text_in_another_language_is_not_called_garbage() -> None:
     german = (
         "Die Zentrale wird über das Netzteil mit Strom versorgt. Schließen Sie die Batterie "
@@ -130,6 +156,25 @@ def test_corpus_calibration(corpus_dir: Path) -> None:
             assert set(found) == {"no text layer"}, name
         elif name.startswith("Ademco"):
             assert found.count("garbage text layer") >= 0.8 * len(found), name
+
+
+@pytest.mark.corpus
+def test_born_digital_manuals_of_other_trades_keep_their_text_layer(corpus2_dir: Path) -> None:
+    """Only what cannot be read is OCR'd: the 1958 scan, a photo, a page whose font maps
+    to U+FFFD, and source-code listings; not spec tables, pinouts or battery codes."""
+    ocr: dict[str, list[int]] = {}
+    for path in sorted(corpus2_dir.glob("*.pdf")):
+        with pymupdf.open(path) as doc:
+            ocr[path.name] = [
+                p.number + 1 for p in doc if needs_ocr(p.get_text(), _image_coverage(p))
+            ]
+    for name, pages in ocr.items():
+        with pymupdf.open(corpus2_dir / name) as doc:
+            total = doc.page_count
+        if "scanned" in name:
+            assert len(pages) == total, name
+        else:
+            assert len(pages) <= max(1, total // 10), (name, pages)
 
 
 def _image_coverage(page: pymupdf.Page) -> float:
