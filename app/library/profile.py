@@ -1,7 +1,9 @@
 """A short profile of each manual, derived at import from its title page and headings.
 
-The agent reads profiles to route questions (wiring and jumpers: the installation guide;
-keypad use: the user manual). Rules only; an LLM may refine a profile later.
+The agent reads profiles to route questions (mounting and connections: the installation
+guide; everyday operation: the user manual). The words that tell a manual's type are those
+of any technical manual ("installation", "operating", "specifications"), not one trade's.
+Rules only; an LLM may refine a profile later.
 """
 
 from __future__ import annotations
@@ -16,14 +18,14 @@ _TYPE_WORDS: dict[ManualType, tuple[str, ...]] = {
     "installation": (
         "installation",
         "install",
+        "installing",
         "installer",
-        "wiring",
+        "hardware",
+        "mount",
         "mounting",
-        "jumper",
-        "terminal",
-        "terminals",
-        "wire",
-        "cable",
+        "connect",
+        "connecting",
+        "commissioning",
         "bracket",
         "drill",
         "connection",
@@ -34,13 +36,8 @@ _TYPE_WORDS: dict[ManualType, tuple[str, ...]] = {
         "users",
         "operation",
         "operating",
-        "arming",
-        "arm",
-        "disarm",
-        "keypad",
         "how to",
         "everyday",
-        "chime",
         "menu",
     ),
     "datasheet": ("datasheet", "data sheet", "specifications", "specification", "dimensions"),

