@@ -44,7 +44,8 @@ def first_rows(corpus: Path, cache: Path | None) -> list[tuple[str, int, str, st
                         continue  # the same table, continued in another chunk
                     seen.add(table)
                     band = first_band(chunk.lines)
-                    out.append((doc.file_name, page, no_header(band), " / ".join(band)))
+                    rows = [ln.text for ln in chunk.lines[len(band) : len(band) + 6]]
+                    out.append((doc.file_name, page, no_header(band, rows), " / ".join(band)))
     finally:
         library.close()
     return out

@@ -1031,7 +1031,7 @@ def header_band(lines: Sequence[TextLine]) -> tuple[list[str], list[TextLine]]:
     """A table's header row (``first_band``) and the lines after it; none, and all the
     lines, when that row is no header (``no_header``)."""
     band = first_band(lines)
-    if no_header(band):
+    if no_header(band, [ln.text for ln in lines[len(band) : len(band) + 6]]):
         return [], list(lines)
     return band, list(lines[len(band) :])
 
@@ -1047,12 +1047,14 @@ def first_band(lines: Sequence[TextLine]) -> list[str]:
     return [ln.text for ln in lines[:cut]]
 
 
-def no_header(band: Sequence[str]) -> str:
+def no_header(band: Sequence[str], rows: Sequence[str] = ()) -> str:
     """Why a table's first row is no header ("" when it is one). Column headings are
     labels: a first row with a cell of a sentence's length ("Long press button to enter
     the CO2 setup.", a screen and what to do on it) is the table's first row ("sentence"),
-    as is a setting of two columns and its value ("setting": "Baud Rate | 9600") and a
-    title over the rows after it ("title": ``is_section_row``)."""
+    as is a setting of two columns and its value ("setting": "Baud Rate | 9600"), a
+    title over the rows after it ("title": ``is_section_row``), and a row keyed like the
+    ``rows`` after it ("data": "b04 | Total voltage | V" over "b06 ...", "b07 ...": the
+    page printed the headings outside the table's frame)."""
     if any(len(cell.split()) >= HEADING_WORDS for text in band for cell in text.split(" | ")):
         return "sentence"
     cells = band[0].split(" | ") if len(band) == 1 else []
@@ -1060,7 +1062,16 @@ def no_header(band: Sequence[str]) -> str:
         return "setting"
     if len(cells) >= 2 and is_section_row(band[0]):
         return "title"
+    key = _key_shape(band[0]) if len(band) == 1 else ""
+    if re.search(r"\d", key) and sum(_key_shape(row) == key for row in rows) >= 2:
+        return "data"
     return ""
+
+
+def _key_shape(row: str) -> str:
+    """The shape of a row's first word, its digits as one ("b04", "b11": "b9")."""
+    words = row.split(" | ")[0].split()
+    return re.sub(r"\d+", "9", words[0].lower()) if words else ""
 
 
 def is_section_row(row: str) -> bool:

@@ -89,3 +89,26 @@ def test_a_title_row_is_no_header() -> None:
     assert not is_section_row(" | Communication address setup | 001~247")
     assert not is_section_row("Operating temperature | -40~+70")
     assert not is_section_row("A line with no cells")
+
+
+def test_a_first_row_keyed_like_the_rows_under_it_is_no_header() -> None:
+    # The page printed the headings ("Code | Code definition | unit") outside the table's
+    # frame: read as headings, "b04 | Total voltage | V" would label every row.
+    data = rows(
+        "b04 | Total voltage | V",
+        "b06 | Average current | A",
+        "b07 | Remaining capacity | Ah",
+        "b11 | Cycle | times",
+    )
+    assert header_band(data) == ([], list(data))
+    continued = rows(
+        "E24 | Board Change Out Temperature Fault | Damaged motherboard or sensor",
+        "E25 | Water Outlet Temperature Too High | Insufficient water flow",
+        "E26 | Low Pressure Fault | Refrigerant leak",
+    )
+    assert header_band(continued)[0] == []
+    # Only a numbered key marks a row of data: a heading of words stays a heading, even
+    # when a row under it starts with the same word.
+    assert header_band(HEADED)[0] == [HEADED[0].text]
+    pins = rows("Pin | Name | Function", "Pin 1 | VCC | Supply", "Pin 2 | GND | Ground")
+    assert header_band(pins)[0] == [pins[0].text]
