@@ -485,18 +485,14 @@ def _cover_procedures(
     if not procedures or not scored:
         return chosen
     pool = [u for u in scored[: limit * 8] if u.score >= PART_SCORE * scored[0].score]
+    stems = {id(u): _stems(u.text) for u in [*pool, *chosen]}
     for procedure in procedures:
         words = [w for w in procedure if weights.get(w, 0.0) > 0]
-        total = sum(weights[w] for w in words)
-        if not total:
+        if not words:
             continue
-
-        def held(unit: Evidence, words: list[str] = words, total: float = total) -> float:
-            stems = _stems(unit.text)
-            return sum(weights[w] for w in words if _found(w, stems)) / total
-
-        best = max(pool, key=lambda u: (held(u), u.score))
-        if best in chosen or held(best) <= max((held(u) for u in chosen), default=0.0):
+        held = {k: sum(weights[w] for w in words if _found(w, st)) for k, st in stems.items()}
+        best = max(pool, key=lambda u: (held[id(u)], u.score))
+        if best in chosen or held[id(best)] <= max((held[id(u)] for u in chosen), default=0.0):
             continue
         chosen = [*chosen[: limit - 1], best] if len(chosen) >= limit else [*chosen, best]
     return chosen

@@ -88,8 +88,6 @@ _CODE = re.compile(r"(?=[^ ]*\d)[A-Z0-9]+(?:[-/._+#:][A-Z0-9]+)*[+\-]?")  # J24,
 # A name and its number: "b01", "t1", "Code0", "Zone12"; a model family: "EC2x", "EG9x".
 # A misread puts its digit inside a word instead ("Di9ital", "STA1lATION").
 _NUMBERED = re.compile(r"[A-Za-z][a-z]*\d+|[A-Z]+\d+[a-z]?")
-# Between two values: a size ("1217*463*920"), a range ("50∽76"), a bound ("≥0.5W").
-_BETWEEN_VALUES = re.compile(r"(?<=[\d\u2460-\u24ff])[*∽~]|[*∽~](?=[\d\u2460-\u24ff])|^[≥≤<>]")
 # Alone between two numbers, "~" is a range ("0 ~ 150 Hz").
 _RANGE_SIGNS = frozenset("~∽")
 # Words joined by "&" in capitals: "UMTS&LTE", "AT&T".
@@ -99,8 +97,9 @@ _URL = re.compile(
     r"(?:[a-z]+://|www\.)\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\w+(?:\.\w+)*\.(?:com|org|net)"
 )
 _SPLIT = re.compile(r"[-/_'’,.+()\[\]:;]")
-# "=" and "~" next to a number: settings tables ("0=Disable", "1~40"), not garbage.
-_VALUE_SEP = re.compile(r"(?<=\d)[=~]|[=~](?=\d)")
+# Signs between values, not garbage: a setting ("0=Disable"), a range ("1~40", "50∽76",
+# "⑨~⑳"), a size ("1217*463*920"), a bound ("≥0.5W").
+_VALUE_SEP = re.compile(r"(?<=[\d\u2460-\u24ff])[=~∽*]|[=~∽*](?=[\d\u2460-\u24ff])|^[≥≤<>]")
 _CAMEL = re.compile(r"[A-Z]{2,}(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+s?|\d+")
 
 
@@ -239,10 +238,8 @@ def _token_score(raw: str, lex: _Lexicon) -> float | None:
         return 1.0
     if all(unicodedata.category(c) == "No" for c in token):
         return 1.0  # circled numbers of a figure's callouts: "①②③④"
-    if _VALUE_SEP.search(token):  # "0=Disable,", "(1~40)", "1234=12.34℃"
+    if _VALUE_SEP.search(token):  # "0=Disable,", "(1~40)", "1217*463*920", "≥0.5W"
         return _parts_score(_VALUE_SEP.sub(" ", token).split(), lex)
-    if _BETWEEN_VALUES.search(token):  # "1217*463*920", "F1(50∽76)", "≥0.5W"
-        return _parts_score(_BETWEEN_VALUES.sub(" ", token).split(), lex)
     if not _JUNK.isdisjoint(token):
         return MANGLED
     parts = _SPLIT.split(token)
