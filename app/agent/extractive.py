@@ -240,7 +240,9 @@ def foreign_equipment(
     is no code. A single capitalised word names equipment only when neither the library
     nor English knows it (``unknown_names``: ``TextSearch.unknown_names``): "a Heathkit
     tuner" does, "a Siemens meter" does not; nor does the lexicon know every maker of
-    tools ("a Fluke meter" reads as other equipment). A question that also names a
+    tools ("a Fluke meter" reads as other equipment). A number of three digits or more
+    that no manual prints (``bare_numbers``: "a 6160 keypad", "error 503") names what no
+    manual lists; one a manual prints keeps nothing in. A question that also names a
     product of the library, or a code some manual prints, may be about that one: nothing
     is declined. A code many manuals print (``widespread``:
     ``TextSearch.widespread_codes``) is an interface or a standard ("an RS485-to-Ethernet
@@ -266,6 +268,10 @@ def foreign_equipment(
     missing = tuple(unprinted(codes)) if codes else ()
     if len(missing) < len(codes):
         return ()
+    # A number the manuals print says nothing (numbers are printed everywhere); one none
+    # prints names what no manual lists ("a 6160 keypad", "error 503").
+    numbers = bare_numbers(query.text)
+    missing += tuple(unprinted(numbers)) if numbers else ()
     if unknown is None:
         return _outermost(missing)
     runs = name_runs(query.text)
@@ -277,6 +283,25 @@ def foreign_equipment(
     # names equipment when nothing knows it.
     single = [w for w in capitalised_words(query.text) if not any(w in r for r in whole)]
     return _outermost(missing + named + tuple(unknown_names(single)))
+
+
+# A number of three digits or more standing alone: not part of a word, a code or a decimal.
+_NUMBER = re.compile(r"(?<![\w.,/*×-])\d{3,}(?![\w*×]|[.,]\d)")
+_YEAR = re.compile(r"(?:19|20)\d\d")
+
+
+def bare_numbers(text: str) -> list[str]:
+    """The numbers of three digits or more a question writes alone: a model's number or a
+    code's ("a 6160 keypad", "error 503"). Not a value with its unit ("500 mA"), nor a
+    year ("a 1958 tuner", "fitted in 2019"), nor one of a decimal or a code ("4.503",
+    "RS-485")."""
+    values = [m.span() for m, _ in printed_values(text)]
+    found = [
+        m.group()
+        for m in _NUMBER.finditer(text)
+        if not _YEAR.fullmatch(m.group()) and not any(a <= m.start() < b for a, b in values)
+    ]
+    return list(dict.fromkeys(found))
 
 
 def _outermost(names: tuple[str, ...]) -> tuple[str, ...]:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from app.agent.extractive import foreign_equipment
+from app.agent.extractive import bare_numbers, foreign_equipment
 from app.library.embedding import HashingEmbedder
 from app.library.library import Library
 from app.library.textquality import _vocab_path
@@ -101,6 +101,37 @@ def test_a_model_code_in_lower_case_is_read_from_the_text() -> None:
     assert ask("Is the 101st press counted?") == (), "an ordinal is no code"
 
 
+@pytest.mark.parametrize(
+    ("text", "numbers"),
+    [
+        ("Fitting a 6160 alpha keypad by the back door", ["6160"]),  # a model's number
+        ("The ebike display shows error 503, what does it mean?", ["503"]),  # a code's
+        ("It draws 500 mA and runs at 9600 bps", []),  # values with their units
+        ("Restoring a 1958 tuner fitted in 2019", []),  # years
+        ("Is 4.503 on the RS-485 bus, or 12, or 99?", []),  # a decimal, a code, short numbers
+        ("Will a 1217*463*920 or 600×400 box fit?", []),  # sizes
+        ("Event code 374, then 374 again", ["374"]),  # once
+    ],
+)
+def test_bare_numbers(text: str, numbers: list[str]) -> None:
+    assert bare_numbers(text) == numbers
+
+
+def test_a_number_no_manual_prints_is_foreign() -> None:
+    # The library prints 404 (an error table's code) and the HP9's X4, nothing else.
+    def ask(text: str, identifiers: Sequence[str] = (), products: tuple[int, ...] = ()):
+        query = _query(identifiers, products, text=text)
+        return foreign_equipment(query, _unprinted({"x4", "404"}))
+
+    assert ask("Fitting a 6160 alpha keypad: how much current does it draw?") == ("6160",)
+    assert ask("The display shows error 503, what does that mean?") == ("503",)
+    assert ask("The display shows error 404, what does that mean?") == ()
+    assert ask("It draws 500 mA, is that right?") == (), "a value with its unit"
+    assert ask("Is error 503 on the HP9 about the fan?", products=(1,)) == (), "it names the HP9"
+    assert ask("Is error 503 about terminal X4?", ["X4"]) == (), "X4 is printed"
+    assert ask("Does the V20 show error 503?", ["V20"]) == ("V20", "503")
+
+
 def test_a_name_no_manual_prints_a_word_of_is_foreign() -> None:
     def unknown(words: Sequence[str]) -> tuple[str, ...]:  # the library prints "hybrid"
         return tuple(w for w in words if w.lower() != "hybrid")
@@ -174,6 +205,18 @@ def test_the_agent_declines_equipment_no_manual_mentions(library: Library, tmp_p
     assert not own.abstained and "16 A" in own.text
     named = no_llm_answer(library, tmp_path, "How do I reset the filter on the Daikin Altherma?")
     assert named.abstained and "No manual in the library mentions Daikin Altherma" in named.text
+
+
+def test_the_agent_declines_a_number_no_manual_prints(library: Library, tmp_path: Path) -> None:
+    foreign = no_llm_answer(
+        library, tmp_path, "What is the maximum output current of a 6160 inverter?"
+    )
+    assert foreign.abstained and "No manual in the library mentions 6160" in foreign.text
+    # A value with its unit names nothing: the question is the library's.
+    own = no_llm_answer(
+        library, tmp_path, "Is the maximum output current of the inverter 160 A or 16 A?"
+    )
+    assert not own.abstained and "16 A" in own.text
 
 
 def test_a_code_written_another_way_is_the_manuals(library: Library, tmp_path: Path) -> None:
