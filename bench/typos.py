@@ -1,6 +1,6 @@
 """Search with a typing slip in the question: Lantern beside the naive baseline.
 
-    .venv/bin/python bench/typos.py --cache DIR
+    .venv/bin/python bench/typos.py --cache DIR [--lower]
 
 Each answerable question of the development and held-out sets is searched as written
 and with one slip of typing: in its rarest word of six letters or more that the library
@@ -12,6 +12,10 @@ for Lantern, for Lantern without reading misspelt words as the library's
 first is what the answer quotes. Last, every word the check replaces in the questions of
 all the sets as written (unanswerable ones and the ``-other`` sets too): there it should
 replace none.
+
+With ``--lower`` the second column is each question typed as on a phone instead: in lower
+case, without its question marks and commas ("shut the bg96 down how long do i keep it
+pressed").
 """
 
 from __future__ import annotations
@@ -59,13 +63,22 @@ def with_slip(question: str, pages_with: dict[str, int]) -> str | None:
     return re.sub(rf"\b{word}\b", slip(word), question, count=1)
 
 
+def lowered(question: str) -> str:
+    """The question typed as on a phone: lower case, no question marks or commas."""
+    return re.sub(r"[?!,;]", " ", question.lower())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cache", type=Path, help="the libraries cross_corpus.py keeps")
+    parser.add_argument(
+        "--lower", action="store_true", help="the question in lower case, not with a slip"
+    )
     args = parser.parse_args(argv)
     embedder = make_embedder("minilm")
     libraries: dict[Path, object] = {}
-    header = f"{'set':<16}{'system':<22}{'n':>4}{'Hit@1':>8}{'slip':>8}{'Hit@3':>8}{'slip':>8}"
+    typed = "lower" if args.lower else "slip"
+    header = f"{'set':<16}{'system':<22}{'n':>4}{'Hit@1':>8}{typed:>8}{'Hit@3':>8}{typed:>8}"
     print(header)
     totals: dict[str, list[int]] = {}
     for spec in SETS:
@@ -88,7 +101,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 continue
             words = set(LONG_WORD.findall(item.query))
             pages_with = {w: systems["lantern"]._pages_with(w) for w in words}
-            slipped = with_slip(item.query, pages_with)
+            slipped = lowered(item.query) if args.lower else with_slip(item.query, pages_with)
             if slipped is None:
                 continue
             asked += 1

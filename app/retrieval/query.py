@@ -39,6 +39,7 @@ _TOKEN = re.compile(r"[A-Za-z0-9]+(?:[.\-/+][A-Za-z0-9]+)*\+?|°[CF]|[✱★▲�
 _IDENT = re.compile(
     r"""(?x)
     \b(?:[A-Z]{1,6}-?\d+[A-Z0-9]*(?:-[A-Z0-9]+)*)\b  # model and part codes: J24, XK-200
+    | \b(?:[a-z]{1,6}-?\d+[a-z0-9]*(?:-[a-z0-9]+)*)\b  # typed in lower case: j24, xk-200
     | \b\d{3,}\b                             # numbers: 1301, 9600
     | \b[A-Z]{2,}[A-Z0-9]*\b                  # acronyms and codes: CAN, RS485
     """

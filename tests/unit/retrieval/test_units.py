@@ -101,6 +101,21 @@ def test_a_question_s_values_are_matched_as_printed_without_its_punctuation() ->
     )
 
 
+def test_a_code_typed_in_lower_case_is_a_code() -> None:
+    # Typed on a phone: "bg96" is the manual's BG96, matched however it is written.
+    query = analyse("how long do i hold the button to shut the bg96 down on the j805 header", [])
+    assert query.identifiers == ("bg96", "j805")
+    assert analyse("e09 on the kp-20, then 12v on its rs485 line", []).identifiers == (
+        "e09",
+        "kp-20",
+        "rs485",
+    )
+    # Words and short numbers are no codes.
+    assert (
+        analyse("press it twice on channel 12, then the e-bike's other one", []).identifiers == ()
+    )
+
+
 def test_how_long_asks_for_a_time_but_how_far_off_for_no_length() -> None:
     assert analyse("How long do I keep the button pressed?", []).quantities == (key("2 s"),)
     # "How far off" is a deviation; a cable's length is asked by naming it.
