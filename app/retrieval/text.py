@@ -386,11 +386,14 @@ class TextSearch:
         return tuple(c for c in codes if self._manuals_printing(c) >= WIDESPREAD_MANUALS)
 
     def _manuals_printing(self, code: str) -> int:
-        """How many manuals print a code, however they write it (``code_variants``); asked
-        of the page index once per code and version of the library (a question's codes are
-        asked about twice: ``widespread_codes``, then ``unprinted_codes``)."""
+        """How many manuals print a code, however they write it (``code_variants``; a bare
+        number also as the start of a word: "750" in "750W"); asked of the page index once
+        per code and version of the library (a question's codes are asked about twice:
+        ``widespread_codes``, then ``unprinted_codes``)."""
         if code not in self._code_manuals:
             match = " OR ".join(f'"{v}"' for v in code_variants(code))
+            if code.isdigit():
+                match = f'"{code}"*'  # a bare number, printed with its unit too ("750W")
             self._code_manuals[code] = documents_matching(self.store.db, match) if match else 0
         return self._code_manuals[code]
 

@@ -26,6 +26,7 @@ NOTES = {
             "The maximum output current of the HP9 inverter is 16 A.",
             "Connect the FT 60 remote sensor to terminal X4 with a screened cable.",
             "Firmware V2.0 adds the night mode.",
+            "The HP9 drives a 750W fan motor.",
         ],
     ),
 }
@@ -189,6 +190,8 @@ def test_the_library_prints_a_code_however_it_is_written(library: Library) -> No
         asked = ["FT-60", "FT60", "ft 60", "X4", "V20", "KX-400"]
         # The note prints "FT 60", "X4" and "V2.0" (a version, not V20).
         assert search.unprinted_codes(asked) == ("V20", "KX-400")
+        # A bare number is printed when a word starts with it ("750W").
+        assert search.unprinted_codes(["750", "6160"]) == ("6160",)
     finally:
         search.close()
 
