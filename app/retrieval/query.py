@@ -272,8 +272,9 @@ def asked_parts(text: str) -> list[list[str]]:
     # code"), as "and" does.
     tokens = tokenize(text.replace(",", " and "))
     if not any(t in _ASKING for t in tokens):
-        # "Will it keep working for every visit?" asks yes or no, not for a thing.
-        return [] if text.rstrip().endswith("?") else [content_terms(text)]
+        # "Will it keep working for every visit?" asks yes or no, not for a thing; typed
+        # without its question mark, its last sentence still starts with the verb.
+        return [] if text.rstrip().endswith("?") or _asks_yes_or_no(text) else [content_terms(text)]
     parts: list[list[str]] = []
     i = 0
     while i < len(tokens):
@@ -317,6 +318,17 @@ def asked_parts(text: str) -> list[list[str]]:
 
 
 _MODAL = ("do", "does", "did", "can", "could", "should", "would", "will", "must")
+# The verbs a question asking yes or no starts with ("Is it...", "Can I...", "Has it...").
+_YES_OR_NO = frozenset((*_MODAL, "is", "are", "was", "were", "has", "have", "may", "shall"))
+_SENTENCE_END = re.compile(r"[.!?:;]\s+")
+
+
+def _asks_yes_or_no(text: str) -> bool:
+    """Whether a question's last sentence starts with a verb asking yes or no ("can button
+    learning put them in area 2"), not an imperative ("do not ..." is one)."""
+    last = [s for s in _SENTENCE_END.split(text.strip()) if s.strip()][-1:]
+    words = last[0].lower().split()[:2] if last else []
+    return bool(words) and words[0] in _YES_OR_NO and words[1:2] != ["not"]
 
 
 def asked_procedures(text: str) -> list[list[str]]:

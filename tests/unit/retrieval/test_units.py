@@ -179,7 +179,11 @@ def test_only_what_a_question_asks_for_names_its_quantity() -> None:
         ("What does the unit do after a power cut?", []),
         ("What's the most RF power it puts out?", [["rf", "power"]]),
         ("Will it keep working for every visit?", []),
+        # Typed without its question mark, a question asking yes or no still asks it.
+        ("they all ended up in area 1. can button learning put them in area 2", []),
+        ("the display is dead. has the fuse blown", []),
         ("Give me the torque for the clamp screws", [["give", "torque", "clamp", "screws"]]),
+        ("Do not guess. Give me the torque", [["guess", "give", "torque"]]),
         (
             "What are the default user PIN, master code and installer code?",
             [["default", "user", "pin"], ["master", "code"], ["installer", "code"]],
