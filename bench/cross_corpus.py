@@ -1,6 +1,6 @@
 """Lantern beside the naive baseline on every development corpus, in one run.
 
-    .venv/bin/python bench/cross_corpus.py [--cache DIR] [--out FILE]
+    .venv/bin/python bench/cross_corpus.py [--cache DIR] [--out FILE] [--lower]
 
 Each corpus is imported into a library of its own (a temporary one, or ``--cache DIR/<name>``
 kept between runs: importing again skips manuals already there by hash, so only the first
@@ -19,7 +19,8 @@ questions over each (``bench/datasets``), the repository's generated sample manu
 questions over each corpus about equipment whose manual is not in it (``-other``). The
 held-out questions over the second corpus and the ``-other`` sets (``TEST_ONLY``) are left
 out of every fit. The ``_NOTEXT`` copy of a scan is left out, as the development set's
-README says.
+README says. With ``--lower`` every question is asked as typed on a phone: in lower case,
+without its question marks and commas (``lowered``).
 """
 
 from __future__ import annotations
@@ -28,12 +29,13 @@ import argparse
 import json
 import os
 import pickle
+import re
 import statistics
 import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -248,12 +250,20 @@ def format_table(title: str, systems: dict[str, dict[str, dict]]) -> str:
     return "\n".join(lines)
 
 
+def lowered(question: str) -> str:
+    """A question typed as on a phone: lower case, no question marks or commas."""
+    return re.sub(r"[?!,;]", " ", question.lower())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--set", action="append", dest="sets", help="NAME=CORPUS_DIR:DATASET")
     parser.add_argument("--cache", type=Path, help="keep each corpus's library here")
     parser.add_argument("--out", type=Path, help="write every record and summary as JSON")
     parser.add_argument("--no-baseline", action="store_true")
+    parser.add_argument(
+        "--lower", action="store_true", help="ask every question typed in lower case"
+    )
     args = parser.parse_args(argv)
     sets = [BenchSet.parse(s) for s in (args.sets or DEFAULT_SETS)]
     libraries: dict[Path, tuple[Any, Any]] = {}
@@ -268,6 +278,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             libraries[bench_set.corpus] = open_library(bench_set.corpus, args.cache)
         library, settings = libraries[bench_set.corpus]
         items = load_dataset(bench_set.dataset)
+        if args.lower:
+            items = [replace(item, query=lowered(item.query)) for item in items]
         systems: dict[str, dict] = {}
         records = {"lantern": run_lantern(library, settings, items)}
         if not args.no_baseline:

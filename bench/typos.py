@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from baseline import NaiveBaseline  # noqa: E402
-from cross_corpus import DEFAULT_SETS, TEST_ONLY, BenchSet, open_library  # noqa: E402
+from cross_corpus import DEFAULT_SETS, TEST_ONLY, BenchSet, lowered, open_library  # noqa: E402
 
 from app.bench.dataset import load_dataset  # noqa: E402
 from app.library.embedding import make_embedder  # noqa: E402
@@ -61,11 +61,6 @@ def with_slip(question: str, pages_with: dict[str, int]) -> str | None:
         return None
     word = min(words, key=lambda w: (pages_with[w], w))
     return re.sub(rf"\b{word}\b", slip(word), question, count=1)
-
-
-def lowered(question: str) -> str:
-    """The question typed as on a phone: lower case, no question marks or commas."""
-    return re.sub(r"[?!,;]", " ", question.lower())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
