@@ -132,7 +132,8 @@ def key_of(dimensionality: Any) -> str:
 INGRESS = "⟨ingress_protection⟩"
 _IP_CODE = re.compile(r"\bIP ?[0-9X][0-9X]\b")
 _ASKS_INGRESS = re.compile(
-    r"(?i:\bingress\b)|\bIP\s*(?:\([^)]{0,30}\)\s*)?(?i:rating|rated|code|class|grade|level)\b"
+    r"\bingress\b|\bIP\s*(?:\([^)]{0,30}\)\s*)?(?:rating|rated|code|class|grade|level)\b",
+    re.IGNORECASE,  # typed in lower case too: "ip rating"
 )
 
 

@@ -135,11 +135,13 @@ def test_an_ingress_protection_rating_is_asked_for_and_printed_as_a_code() -> No
         "What IP rating does the enclosure have?",
         "What IP (ingress protection) rating does the enclosure have?",
         "How well is the display's ingress protection rated against rain?",
+        "what ip rating does the enclosure have",  # typed in lower case
     ):
         assert analyse(question, []).quantities == (INGRESS,), question
     # "IP" alone is the network's: an address is no ingress protection.
     assert analyse("What IP address does the meter use?", []).quantities == ()
     assert analyse("Default IP address at security level 2?", []).quantities == ()
+    assert analyse("what ip address does the meter use", []).quantities == ()
     assert quantity_keys("Waterproof grade: IP65") == {INGRESS}
     assert quantity_keys("IPX4 splash-proof, 230 V") == {INGRESS, key("12 V")}
     assert gives_quantity("Protection: IP 54", [INGRESS])
