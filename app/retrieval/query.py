@@ -226,8 +226,8 @@ def analyse(
     products = _named_products(text, names)
     # A code that names a product the question names ("the DYN2 drive") says which manual,
     # as the product does; it is not a code to look for on that manual's pages.
-    naming = set().union(*(names.get(p, frozenset()) for p in products))
-    idents = [i for i in idents if i.lower() not in naming]
+    naming = {_compact(n) for p in products for n in names.get(p, frozenset())}
+    idents = [i for i in idents if _compact(i) not in naming]
     return QueryAnalysis(
         text=text,
         terms=tuple(terms),
@@ -439,13 +439,63 @@ def _asked_unit(word: str) -> str | None:
 
 
 def _named_products(text: str, names: Mapping[int, frozenset[str]]) -> list[int]:
-    """Documents whose product name (or a distinctive part of it) the question mentions."""
+    """Documents whose product name (or a distinctive part of it) the question mentions,
+    a model code however it is written ("DYN 2", "dyn-2", "BOGP3", "uv k5": ``_written_codes``),
+    and a name's word joined to the digits of a model ("BLN012TC1" names the BLN)."""
     lowered = " ".join(text.lower().replace("_", " ").split())
+    written = _written_codes(lowered)
     return [
         doc_id
         for doc_id, found in names.items()
-        if any(re.search(rf"(?<![\w-]){re.escape(n)}(?![\w])", lowered) for n in found)
+        if any(
+            re.search(rf"(?<![\w-]){re.escape(n)}(?![\w])", lowered)
+            or (_is_model_code(n) and _compact(n) in written)
+            or any(_starts_code(w, _compact(n)) for w in written)
+            for n in found
+        )
     ]
+
+
+def _starts_code(code: str, name: str) -> bool:
+    """Whether a written code is a product's name with more of a model after it, written
+    without a hyphen: a name's word then digits ("bln012tc1" of the BLN), a model code
+    then letters ("sdm630mcttcp" of the SDM630MCT; "c2400" is no C240)."""
+    if len(name) < 3 or len(code) <= len(name) or not code.startswith(name):
+        return False
+    after = code[len(name)]
+    if name.isalpha():
+        return after.isdigit()
+    return _is_model_code(name) and len(name) >= 4 and after.isalpha()
+
+
+def _compact(code: str) -> str:
+    """A code without its separators: "uv-k5", "UV K5" and "uvk5" are one code."""
+    return re.sub(r"[\s_-]+", "", code.lower())
+
+
+def _is_model_code(word: str) -> bool:
+    return bool(re.search(r"[a-z]", word) and re.search(r"\d", word))
+
+
+def _written_codes(lowered: str) -> set[str]:
+    """The codes a lower-cased question writes, each without its separators: a word, or up
+    to three words joined by hyphens or spaces ("dyn 2", "uv k5", "bogp-3"). Across a space
+    the first word is of two letters or more, so "25 °C 240 V" writes no "c240"."""
+    words = list(re.finditer(r"[a-z0-9]+", lowered))
+    out = set()
+    for i, first in enumerate(words):
+        joined, end = first.group(), first.end()
+        for nxt in words[i + 1 : i + 3]:
+            gap = lowered[end : nxt.start()]
+            spaced = gap == " " and sum(c.isalpha() for c in first.group()) >= 2
+            if gap != "-" and not spaced:
+                break
+            joined, end = joined + nxt.group(), nxt.end()
+            if _is_model_code(joined):
+                out.add(joined)
+        if _is_model_code(first.group()):
+            out.add(first.group())
+    return out
 
 
 def fts_query(terms: Sequence[str], extra: Sequence[str] = ()) -> str:

@@ -60,3 +60,45 @@ def test_a_code_naming_the_asked_product_is_not_a_code_to_find(library: Library)
         assert not other.products and "KX9" in other.identifiers
     finally:
         search.close()
+
+
+def test_a_product_is_named_however_its_code_is_written(library: Library) -> None:
+    search = TextSearch(library.store, HashingEmbedder())
+    try:
+        drive = search.analyse("What baud rate does the DX7 drive's tuning port use?").products
+        assert drive
+        for written in ("DX-7", "dx 7", "Dx7", "dx-7"):
+            named = search.analyse(f"What baud rate does the {written} drive's tuning port use?")
+            assert named.products == drive, written
+            assert not named.identifiers, f"{written} names the drive, it is no code to find"
+        # Across a space only a word of two letters or more starts a code: "25 °C 7 V"
+        # writes no "c7".
+        assert not search.analyse("Does it run at 25 °C 7 V?").products
+    finally:
+        search.close()
+
+
+def test_written_codes() -> None:
+    from app.retrieval.query import _written_codes
+
+    assert _written_codes("the uv k5 and bogp-3 on dyn 2") >= {"uvk5", "bogp3", "dyn2"}
+    assert "c240" not in _written_codes("at 25 °c 240 v")
+    assert "c240" in _written_codes("the c-240 display")
+
+
+def test_a_name_joined_to_a_model_s_digits_names_the_product() -> None:
+    from app.retrieval.query import _named_products
+
+    names = {1: frozenset({"bln"}), 2: frozenset({"c240", "dp c240"})}
+    assert _named_products("How much propane is in a BLN012TC1?", names) == [1]
+    assert _named_products("How much propane is in a BLN-012TC1?", names) == [1]
+    assert _named_products("Is the BLNX a heat pump?", names) == [], "letters go on: another word"
+    assert _named_products("Error 10 on the C-240?", names) == [2]
+
+
+def test_a_model_code_with_letters_after_it_names_the_product() -> None:
+    from app.retrieval.query import _named_products
+
+    names = {1: frozenset({"sdm630mct"}), 2: frozenset({"c240"})}
+    assert _named_products("Just unboxed an SDM630MCTTCP: what IP address?", names) == [1]
+    assert _named_products("Is a C2400 like it?", names) == [], "another number: another model"
