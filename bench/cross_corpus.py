@@ -1,6 +1,6 @@
 """Lantern beside the naive baseline on every development corpus, in one run.
 
-    .venv/bin/python bench/cross_corpus.py [--cache DIR] [--out FILE] [--lower]
+    .venv/bin/python bench/cross_corpus.py [--cache DIR] [--out FILE] [--lower | --codes]
 
 Each corpus is imported into a library of its own (a temporary one, or ``--cache DIR/<name>``
 kept between runs: importing again skips manuals already there by hash, so only the first
@@ -20,7 +20,8 @@ questions over each corpus about equipment whose manual is not in it (``-other``
 held-out questions over the second corpus and the ``-other`` sets (``TEST_ONLY``) are left
 out of every fit. The ``_NOTEXT`` copy of a scan is left out, as the development set's
 README says. With ``--lower`` every question is asked as typed on a phone: in lower case,
-without its question marks and commas (``lowered``).
+without its question marks and commas (``lowered``); with ``--codes``, with its codes
+written another way (``respelled``: "BOGP-3" as "BOGP3", "DYN2" as "DYN-2").
 """
 
 from __future__ import annotations
@@ -255,6 +256,24 @@ def lowered(question: str) -> str:
     return re.sub(r"[?!,;]", " ", question.lower())
 
 
+_MODEL_CODE = re.compile(r"\b[A-Za-z]+(?:-?[A-Za-z0-9]+)*\b")
+
+
+def respelled(question: str) -> str:
+    """The question with each code of letters and digits written another way: without its
+    hyphens, or with one where its first letters meet its first digit."""
+
+    def other(match: re.Match[str]) -> str:
+        code = match.group()
+        if not (re.search(r"[A-Za-z]", code) and re.search(r"\d", code)):
+            return code
+        if "-" in code:
+            return code.replace("-", "")
+        return re.sub(r"(?<=[A-Za-z])(?=\d)", "-", code, count=1)
+
+    return _MODEL_CODE.sub(other, question)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--set", action="append", dest="sets", help="NAME=CORPUS_DIR:DATASET")
@@ -263,6 +282,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-baseline", action="store_true")
     parser.add_argument(
         "--lower", action="store_true", help="ask every question typed in lower case"
+    )
+    parser.add_argument(
+        "--codes", action="store_true", help="ask every question with its codes respelled"
     )
     args = parser.parse_args(argv)
     sets = [BenchSet.parse(s) for s in (args.sets or DEFAULT_SETS)]
@@ -280,6 +302,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         items = load_dataset(bench_set.dataset)
         if args.lower:
             items = [replace(item, query=lowered(item.query)) for item in items]
+        if args.codes:
+            items = [replace(item, query=respelled(item.query)) for item in items]
         systems: dict[str, dict] = {}
         records = {"lantern": run_lantern(library, settings, items)}
         if not args.no_baseline:

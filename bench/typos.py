@@ -1,6 +1,6 @@
 """Search with a typing slip in the question: Lantern beside the naive baseline.
 
-    .venv/bin/python bench/typos.py --cache DIR [--lower]
+    .venv/bin/python bench/typos.py --cache DIR [--lower | --codes]
 
 Each answerable question of the development and held-out sets is searched as written
 and with one slip of typing: in its rarest word of six letters or more that the library
@@ -15,7 +15,9 @@ replace none.
 
 With ``--lower`` the second column is each question typed as on a phone instead: in lower
 case, without its question marks and commas ("shut the bg96 down how long do i keep it
-pressed").
+pressed"). With ``--codes`` it is each question with its model codes written another way
+(``respelled``): a hyphen dropped ("BOGP-3" -> "BOGP3", "UV-K5" -> "UVK5") or put between
+letters and digits ("DYN2" -> "DYN-2", "C240" -> "C-240", "E05" -> "E-05").
 """
 
 from __future__ import annotations
@@ -31,7 +33,14 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from baseline import NaiveBaseline  # noqa: E402
-from cross_corpus import DEFAULT_SETS, TEST_ONLY, BenchSet, lowered, open_library  # noqa: E402
+from cross_corpus import (  # noqa: E402
+    DEFAULT_SETS,
+    TEST_ONLY,
+    BenchSet,
+    lowered,
+    open_library,
+    respelled,
+)
 
 from app.bench.dataset import load_dataset  # noqa: E402
 from app.library.embedding import make_embedder  # noqa: E402
@@ -69,10 +78,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--lower", action="store_true", help="the question in lower case, not with a slip"
     )
+    parser.add_argument(
+        "--codes", action="store_true", help="its codes written another way, not with a slip"
+    )
     args = parser.parse_args(argv)
     embedder = make_embedder("minilm")
     libraries: dict[Path, object] = {}
-    typed = "lower" if args.lower else "slip"
+    typed = "lower" if args.lower else "codes" if args.codes else "slip"
     header = f"{'set':<16}{'system':<22}{'n':>4}{'Hit@1':>8}{typed:>8}{'Hit@3':>8}{typed:>8}"
     print(header)
     totals: dict[str, list[int]] = {}
@@ -96,7 +108,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 continue
             words = set(LONG_WORD.findall(item.query))
             pages_with = {w: systems["lantern"]._pages_with(w) for w in words}
-            slipped = lowered(item.query) if args.lower else with_slip(item.query, pages_with)
+            if args.lower:
+                slipped: str | None = lowered(item.query)
+            elif args.codes:
+                slipped = respelled(item.query)
+            else:
+                slipped = with_slip(item.query, pages_with)
             if slipped is None:
                 continue
             asked += 1

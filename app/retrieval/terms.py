@@ -13,6 +13,7 @@ term's stem, so coverage, regions and BM25 all see the same match:
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Iterable, Sequence
@@ -211,14 +212,22 @@ def is_code(word: str) -> bool:
     return bool(_HAS_LETTER.search(low) and _HAS_DIGIT.search(low))
 
 
+# A code split where its letters meet its digits at most this many times is looked for
+# split at each such place too ("BLN012TC1" printed "BLN-012TC1"); longer ones as written.
+MAX_CODE_SPLITS = 3
+
+
 def code_variants(code: str) -> list[str]:
     """The ways a page may print a code, as phrases of the full-text index's tokens (it
     splits words at hyphens): as written ("ft 60" for "FT-60"), in one word ("ft60"), and
-    a word of letters then a number split in two ("ft 60" for "FT60")."""
+    split where its letters meet its digits ("ft 60" for "FT60"; "bln 012tc1" for
+    "BLN012TC1", up to ``MAX_CODE_SPLITS`` such places)."""
     key = code_key(code)
     variants = [" ".join(re.findall(r"[a-z0-9]+", code.lower())), key]
-    if re.fullmatch(r"[a-z]+\d+", key):
-        variants.append(" ".join(re.findall(r"[a-z]+|\d+", key)))
+    runs = re.findall(r"[a-z]+|\d+", key)
+    if "".join(runs) == key and 1 < len(runs) <= MAX_CODE_SPLITS + 1:
+        for cuts in itertools.product((" ", ""), repeat=len(runs) - 1):
+            variants.append(runs[0] + "".join(c + r for c, r in zip(cuts, runs[1:], strict=True)))
     return [v for v in dict.fromkeys(variants) if v]
 
 

@@ -71,14 +71,32 @@ from app.retrieval.terms import (
     code_key,
     code_variants,
     expansions,
+    is_code,
     one_off,
     term_filter,
     word_stems,
 )
-from app.retrieval.units import VAGUE_BESIDE, gives_quantity, quantity_keys, use_cache_folder
+from app.retrieval.units import (
+    VAGUE_BESIDE,
+    gives_quantity,
+    printed_values,
+    quantity_keys,
+    use_cache_folder,
+)
 from app.retrieval.vectors import Hit, VectorIndex
 
 _T = TypeVar("_T")
+# A code as a question writes it: letters and digits, with hyphens between its parts.
+_CODE_WORD = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*")
+
+
+def _written_as(word: str, phrase: str) -> str:
+    """``word``'s characters, in its case, split as ``phrase`` (the index's tokens of a
+    printed form, "bln 012tc1") with hyphens: "BLN012TC1" -> "BLN-012TC1"."""
+    chars = iter(c for c in word if c.isalnum())
+    return "".join("-" if c == " " else next(chars) for c in phrase)
+
+
 # The rarest question words whose printed quantities the library is asked about.
 MAX_SALIENT = 6
 # A word asks for the quantity the library prints beside it when at least this share of
@@ -512,10 +530,42 @@ class TextSearch:
     # ---- candidate lists -------------------------------------------------------------
     def corrections(self, text: str) -> dict[str, str]:
         """The words of ``text`` no manual prints that are one slip of typing from a word
-        the manuals print, each with that word (``spelling.corrections``)."""
-        return corrections(
+        the manuals print, each with that word (``spelling.corrections``), and its codes
+        no manual prints as written but one prints another way (``code_spellings``)."""
+        fixes = corrections(
             text, index_term, self._held, self._spelling, self._surface, lexicon_knows
         )
+        return {**fixes, **self.code_spellings(text)}
+
+    def code_spellings(self, text: str) -> dict[str, str]:
+        """The codes of ``text`` (letters and digits in one word) that no manual prints as
+        written but one prints another way (``code_variants``), each, lower-cased, with
+        the way it is printed: "BG-96" -> "BG96", "BLN012TC1" -> "BLN-012TC1". A value with
+        its unit ("12V") is no code."""
+        values = {m.group(0).strip().lower() for m, _ in printed_values(text)}
+        out: dict[str, str] = {}
+        for word in dict.fromkeys(_CODE_WORD.findall(text)):
+            low = word.lower()
+            if low in out or low in values or not is_code(word):
+                continue
+            first, *others = code_variants(word)
+            if self._phrase_printed(first):
+                continue
+            # The way nearest to the written one: the fewest splits ("BLN-012TC1" before
+            # "BLN-012 TC1", which a table may print too).
+            others.sort(key=lambda v: v.count(" "))
+            printed = next((v for v in others if self._phrase_printed(v)), None)
+            if printed is not None:
+                out[low] = _written_as(word, printed)
+        return out
+
+    def _phrase_printed(self, phrase: str) -> bool:
+        """Whether some page prints a phrase of the index's tokens, asked once per library
+        version (``_code_manuals``, which ``unprinted_codes`` keeps the same way)."""
+        key = f"phrase:{phrase}"
+        if key not in self._code_manuals:
+            self._code_manuals[key] = documents_matching(self.store.db, f'"{phrase}"')
+        return self._code_manuals[key] > 0
 
     def _held(self, word: str) -> bool:
         """Whether some chunk holds ``word`` in any form (its count kept for ``_idf``)."""

@@ -36,6 +36,8 @@ def test_a_code_is_one_code_however_it_is_written() -> None:
     assert code_key("FT-60") == code_key("FT 60") == code_key("ft60") == "ft60"
     assert code_variants("FT-60") == ["ft 60", "ft60"]
     assert code_variants("FT60") == ["ft60", "ft 60"]
+    # Split where letters meet digits, at up to three places; longer codes as written.
+    assert "bln 012tc1" in code_variants("BLN012TC1")
     assert code_variants("SGD7S-2R8A") == ["sgd7s 2r8a", "sgd7s2r8a"]
 
 
@@ -220,6 +222,20 @@ def test_the_agent_declines_a_number_no_manual_prints(library: Library, tmp_path
         library, tmp_path, "Is the maximum output current of the inverter 160 A or 16 A?"
     )
     assert not own.abstained and "16 A" in own.text
+
+
+def test_a_code_written_another_way_is_searched_as_printed(library: Library) -> None:
+    search = TextSearch(library.store, HashingEmbedder())
+    try:
+        # The note prints "FT 60", "X4" and "HP9": each written another way is searched as
+        # printed; a code printed as written, or printed nowhere, and a value are left.
+        fixes = search.code_spellings("Is the FT60 on X-4 of the HP-9, or the V20, at 12V?")
+        assert fixes == {"ft60": "FT-60", "x-4": "X4", "hp-9": "HP9"}
+        assert search.code_spellings("Is the FT 60 on X4?") == {}
+        result = search.search("Which terminal does the FT60 sensor connect to?")
+        assert "ft-60" in result.query.terms or "ft 60" in result.query.text.lower()
+    finally:
+        search.close()
 
 
 def test_a_code_written_another_way_is_the_manuals(library: Library, tmp_path: Path) -> None:
