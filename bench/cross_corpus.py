@@ -1,6 +1,7 @@
 """Lantern beside the naive baseline on every development corpus, in one run.
 
-    .venv/bin/python bench/cross_corpus.py [--cache DIR] [--out FILE] [--lower | --codes]
+    .venv/bin/python bench/cross_corpus.py [--cache DIR] [--out FILE]
+        [--lower | --codes | --spelling british|american]
 
 Each corpus is imported into a library of its own (a temporary one, or ``--cache DIR/<name>``
 kept between runs: importing again skips manuals already there by hash, so only the first
@@ -21,7 +22,9 @@ held-out questions over the second corpus and the ``-other`` sets (``TEST_ONLY``
 out of every fit. The ``_NOTEXT`` copy of a scan is left out, as the development set's
 README says. With ``--lower`` every question is asked as typed on a phone: in lower case,
 without its question marks and commas (``lowered``); with ``--codes``, with its codes
-written another way (``respelled``: "BOGP-3" as "BOGP3", "DYN2" as "DYN-2").
+written another way (``respelled``: "BOGP-3" as "BOGP3", "DYN2" as "DYN-2"); with
+``--spelling british`` (or ``american``), with its words spelled as in British (American)
+English (``in_spelling``: "color" as "colour", "analog" as "analogue").
 """
 
 from __future__ import annotations
@@ -274,6 +277,30 @@ def respelled(question: str) -> str:
     return _MODEL_CODE.sub(other, question)
 
 
+def in_spelling(question: str, dialect: str) -> str:
+    """The question with each word breame's lists spell otherwise in ``dialect``
+    ("british": "color" -> "colour", "center" -> "centre"; "american": the other way),
+    when the English lexicon knows that spelling too ("filter" is not written "philtre").
+    A word in capitals is a code ("AX" is no "axe")."""
+    from breame.data.spelling_constants import (
+        AMERICAN_ENGLISH_SPELLINGS,
+        BRITISH_ENGLISH_SPELLINGS,
+    )
+
+    from app.library.textquality import lexicon_knows
+
+    table = AMERICAN_ENGLISH_SPELLINGS if dialect == "british" else BRITISH_ENGLISH_SPELLINGS
+
+    def other(match: re.Match[str]) -> str:
+        word = match.group()
+        spelled = table.get(word.lower())
+        if spelled is None or (word.isupper() and len(word) > 1) or not lexicon_knows(spelled):
+            return word
+        return spelled.capitalize() if word[0].isupper() else spelled
+
+    return re.sub(r"[A-Za-z]+", other, question)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--set", action="append", dest="sets", help="NAME=CORPUS_DIR:DATASET")
@@ -285,6 +312,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument(
         "--codes", action="store_true", help="ask every question with its codes respelled"
+    )
+    parser.add_argument(
+        "--spelling",
+        choices=("british", "american"),
+        help="ask every question spelled as in British or American English",
     )
     args = parser.parse_args(argv)
     sets = [BenchSet.parse(s) for s in (args.sets or DEFAULT_SETS)]
@@ -304,6 +336,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             items = [replace(item, query=lowered(item.query)) for item in items]
         if args.codes:
             items = [replace(item, query=respelled(item.query)) for item in items]
+        if args.spelling:
+            items = [replace(item, query=in_spelling(item.query, args.spelling)) for item in items]
         systems: dict[str, dict] = {}
         records = {"lantern": run_lantern(library, settings, items)}
         if not args.no_baseline:
