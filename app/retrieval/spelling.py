@@ -9,6 +9,11 @@ index's terms, with how many pages hold each), nothing fitted by hand. A word th
 prints is never changed, nor an English word it does not print ("cupboard"), nor a short
 one (too many real words are one edit from "rate": "date", "late", "rite"), nor the letters
 of a code.
+
+A word spelled as the other side of the Atlantic spells it ("colour" where the manuals
+print "color", "analyze" where they print "analyse") is read as the library's spelling
+too (``other_spelling``: breame's lists of British and American spellings). Manuals from
+one country meet technicians from another, and the stemmer keeps the two apart.
 """
 
 from __future__ import annotations
@@ -16,6 +21,11 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
+
+from breame.data.spelling_constants import (
+    AMERICAN_ENGLISH_SPELLINGS,
+    BRITISH_ENGLISH_SPELLINGS,
+)
 
 from app.retrieval.terms import deletions, one_edit
 
@@ -90,6 +100,13 @@ def corrections(
                 out[low] = found
                 break
     return out
+
+
+def other_spelling(word: str) -> str | None:
+    """``word`` as British or American English spells it otherwise ("colour" -> "color",
+    "centre" -> "center", "analyze" -> "analyse"), or None when both spell it alike."""
+    low = word.lower()
+    return BRITISH_ENGLISH_SPELLINGS.get(low) or AMERICAN_ENGLISH_SPELLINGS.get(low)
 
 
 def _stands_for(word: str, candidate: str, term: str, indexed: Callable[[str], str]) -> bool:

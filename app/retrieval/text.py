@@ -68,7 +68,7 @@ from app.retrieval.regions import (
     idf_weights,
     select_regions,
 )
-from app.retrieval.spelling import Vocabulary, corrections, respelt
+from app.retrieval.spelling import Vocabulary, corrections, other_spelling, respelt
 from app.retrieval.terms import (
     OcrVocabulary,
     code_variants,
@@ -531,12 +531,26 @@ class TextSearch:
     # ---- candidate lists -------------------------------------------------------------
     def corrections(self, text: str) -> dict[str, str]:
         """The words of ``text`` no manual prints that are one slip of typing from a word
-        the manuals print, each with that word (``spelling.corrections``), and its codes
-        no manual prints as written but one prints another way (``code_spellings``)."""
+        the manuals print, each with that word (``spelling.corrections``), or that the
+        manuals spell the British or American way instead (``dialect_spellings``), and its
+        codes no manual prints as written but one prints another way (``code_spellings``)."""
         fixes = corrections(
             text, index_term, self._held, self._spelling, self._surface, lexicon_knows
         )
-        return {**fixes, **self.code_spellings(text)}
+        return {**fixes, **self.dialect_spellings(text), **self.code_spellings(text)}
+
+    def dialect_spellings(self, text: str) -> dict[str, str]:
+        """The words of ``text`` no manual prints, each, lower-cased, with its British or
+        American spelling when a manual prints that (``spelling.other_spelling``): "colour"
+        -> "color" in a library of American manuals, "color" -> "colour" in a British one.
+        A word the library prints stays as written, whichever way it is spelled."""
+        out: dict[str, str] = {}
+        for word in dict.fromkeys(re.findall(r"[A-Za-z]+", text)):
+            low = word.lower()
+            other = other_spelling(low) if low not in out else None
+            if other and other.isalpha() and not self._held(low) and self._held(other):
+                out[low] = other
+        return out
 
     def code_spellings(self, text: str) -> dict[str, str]:
         """The codes of ``text`` (letters and digits in one word) that no manual prints as
