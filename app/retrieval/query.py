@@ -24,8 +24,8 @@ from app.retrieval.units import (
     INGRESS,
     asked_key,
     asks_ingress,
-    is_unit_name,
     measure_keys,
+    names_unit,
     printed_values,
     quantity_keys,
     unit_key,
@@ -416,7 +416,7 @@ def _asked_quantities(text: str) -> tuple[str, ...]:
     counted = {
         w.lower()
         for w in _HOW_MANY.findall(text)
-        if not (is_unit_name(w.lower()) or is_unit_name(w.lower()[:-1]))
+        if not (names_unit(w.lower()) or names_unit(w.lower()[:-1]))
     }
     keys = [
         k
@@ -454,7 +454,7 @@ def _asked_unit(word: str) -> str | None:
     out of ordinary words, are plainly asked for there."""
     if len(word) < 4 or not word.endswith("s") or not word.isalpha():
         return None
-    if not is_unit_name(word[:-1]):
+    if not names_unit(word[:-1]):
         return None  # "pins" is not pico-inches
     key = unit_key(word[:-1])
     return key if key not in (None, "⟨[]⟩") else None

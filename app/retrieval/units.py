@@ -311,9 +311,10 @@ def asked_key(word: str) -> str | None:
     """The quantity a question's word asks for, or None.
 
     A word names a quantity when it is a dimension name of pint ("torque", "frequency",
-    "temperature"), a unit's name or plural ("ohm", "baud", "volts"), or begins with a unit
-    name of four letters or more ("voltage", "wattage"). Lengths, times and pure numbers
-    are left out: "long", "second" and "turn" are ordinary words too often.
+    "temperature"), a unit's name or plural ("ohm", "baud", "volts", "kilohertz",
+    "milliamps": ``names_unit``), or begins with a unit name of four letters or
+    more ("voltage", "wattage"). Lengths, times and pure numbers are left out: "long",
+    "second" and "turn" are ordinary words too often.
     """
     low = word.lower()
     # Unit and dimension names are short; a long "word" (a pasted code, a fuzzed question)
@@ -325,7 +326,7 @@ def asked_key(word: str) -> str | None:
     if dimension in reg._dimensions and dimension not in _VAGUE:
         return key_of(reg.get_dimensionality(dimension))
     for candidate in (low[:-1] if low.endswith("s") else None, low):
-        if candidate and (is_unit_name(candidate) or (candidate == low and _is_symbol(low))):
+        if candidate and (names_unit(candidate) or (candidate == low and _is_symbol(low))):
             key = _unit_name_key(candidate)
             if key is not None:
                 return key
@@ -369,6 +370,33 @@ def is_unit_name(word: str) -> bool:
     return definition is not None and (
         definition.name == word or word in getattr(definition, "aliases", ())
     )
+
+
+def names_unit(word: str) -> bool:
+    """Whether a question's word is a unit's name or alias (``is_unit_name``), or one after
+    a prefix's name ("kilohertz", "milliamp"). (Pages keep ``is_unit_name``: how a page's
+    values are read is stored with its lines, ``line_index.VERSION``.)"""
+    return is_unit_name(word) or _is_prefixed_name(word)
+
+
+@lru_cache(maxsize=20_000)
+def _is_prefixed_name(word: str) -> bool:
+    """Whether a word is a prefix's name before a unit's name or alias ("kilohertz",
+    "milliamp", "megaohm"): pint parses these but stores only the names it has parsed
+    already. A one-letter prefix is a symbol ("pin" parses as pico-inch), and so is a unit
+    written as its symbol ("picot" as pico-tonne): neither is a word of a question."""
+    try:
+        parses = registry().parse_unit_name(word)
+    except Exception:
+        return False
+    if len(parses) != 1:
+        return False
+    prefix, unit, suffix = parses[0]
+    definition = registry()._units.get(unit)
+    if suffix or len(prefix) < 4 or definition is None:
+        return False
+    names = {definition.name, *getattr(definition, "aliases", ())}
+    return word[len(prefix) :] in names and word.startswith(prefix)
 
 
 def _names_unit(word: str) -> bool:

@@ -75,6 +75,21 @@ def test_a_question_word_names_the_quantity_a_page_prints() -> None:
     assert asked_key("turn") is None
 
 
+def test_a_prefixed_unit_name_asks_for_its_quantity() -> None:
+    # Singular, or a prefix before a unit's alias ("amp"): pint parses them, but a name it
+    # has not parsed yet is not among its units.
+    assert asked_key("kilohertz") == asked_key("megahertz") == key("12.5 kHz")
+    assert asked_key("milliamps") == asked_key("microamp") == key("500 mA")
+    assert asked_key("megaohms") == key("10 MΩ")
+    assert asked_key("millibar") == key("2 bar")
+    # A one-letter prefix or a unit's symbol is no word ("pin" is no pico-inch, "picot" no
+    # pico-tonne); lengths and times stay vague.
+    assert asked_key("pin") is None and asked_key("picot") is None
+    assert asked_key("millimetres") is None and asked_key("milliseconds") is None
+    query = analyse("How many milliamps does the output supply, and at how many kilohertz?", [])
+    assert set(query.quantities) == {key("500 mA"), key("12.5 kHz")}
+
+
 def test_unit_symbols_a_question_writes_are_asked_for() -> None:
     query = analyse("How many mAh is the battery, and how long does it charge?", [])
     assert set(query.quantities) == {key("2000 mAh"), key("3 h")}
