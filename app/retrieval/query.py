@@ -106,6 +106,7 @@ def stems_of(text: str) -> frozenset[str]:
 
 
 _JOINER = re.compile(r"[.\-/+]")
+_DEGREES = re.compile(r"°\s?([cf])\b")
 _LETTERS = re.compile(r"[a-z]{3,}")
 
 
@@ -228,6 +229,9 @@ def analyse(
     """Terms, identifiers, asked quantities and named products of a question. ``names`` are the
     product names of each document (``product_names``); computed here when not given."""
     names = product_names(documents) if names is None else names
+    # A degree sign before a lower-case "c" or "f" ("-15 °c", typed on a phone) is the
+    # Celsius or Fahrenheit symbol: nothing else is written so.
+    text = _DEGREES.sub(lambda m: "°" + m.group(1).upper(), text)
     idents = []
     product_words = {
         w for d in documents for w in re.split(r"[\s/-]+", d.profile.product.lower()) if w

@@ -237,3 +237,11 @@ def test_a_bare_number_labelled_with_the_quantity_s_name_gives_its_value() -> No
     assert not gives_quantity("Baud Rate | see table 3", {baud})
     assert not gives_quantity("Torque: 12", {baud})
     assert not gives_quantity("Baud Rate | 38400", set())
+
+
+def test_a_temperature_typed_in_lower_case_is_one() -> None:
+    # "°c" is "°C": only the Celsius sign is written so; the question asks as written.
+    typed = analyse("drops to about -15 °c in winter: is that in its range", [])
+    written = analyse("drops to about -15 °C in winter: is that in its range", [])
+    assert typed.identifiers == written.identifiers == ("-15 °C",)
+    assert "°c" in typed.terms and typed.terms == written.terms
