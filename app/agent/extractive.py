@@ -253,7 +253,8 @@ def foreign_equipment(
     if query.products:
         return ()
     codes = [i for i in query.identifiers if is_code(i) and not _is_value(i)]
-    # A model code may start in lower case ("a Schneider iEM3255"), which is no identifier.
+    # A model code may start in lower case ("a Schneider iEM3255"), which is no identifier:
+    # a word that starts with a letter and holds two letters and three digits is one.
     keys = {code_key(c) for c in codes}
     for token in CODE_WORD.findall(query.text):
         digits, letters = sum(c.isdigit() for c in token), sum(c.isalpha() for c in token)
@@ -316,10 +317,6 @@ def _outermost(names: tuple[str, ...]) -> tuple[str, ...]:
         if lowered[i] not in lowered[:i]
         and not any(lowered[i] in other and lowered[i] != other for other in lowered)
     )
-
-
-# Words of a question: one that starts with a letter and holds at least two letters and
-# three digits ("iEM3255", "SGD7S-2R8A") is a model code, whatever its case.
 
 
 def _is_value(word: str) -> bool:
