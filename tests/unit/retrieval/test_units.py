@@ -245,3 +245,13 @@ def test_a_temperature_typed_in_lower_case_is_one() -> None:
     written = analyse("drops to about -15 °C in winter: is that in its range", [])
     assert typed.identifiers == written.identifiers == ("-15 °C",)
     assert "°c" in typed.terms and typed.terms == written.terms
+
+
+def test_a_bare_k_after_a_number_is_thousands_not_kelvin() -> None:
+    # Resistors as manuals print them: pint would read kelvin and Boltzmann's constant.
+    for printed in ("R5 4.7K (yellow, violet, red)", "R6 10 K", "a 100k pot"):
+        assert quantity_keys(printed) == frozenset(), printed
+    assert not gives_quantity("4.7K 4.7K BCLK LRCK", {key("45 °C")})
+    # A temperature is still one in degrees or in kelvin by name, and a kilo-ohm a resistance.
+    assert key("300 kelvin") == key("45 °C") == key("-10 °C to 55 °C")
+    assert key("4.7 kΩ") == key("220 ohm")
