@@ -76,12 +76,15 @@ _RARE_PREFIXES = (
 _COLLIDING_UNITS = frozenset(
     {"parsec", "molar", "unified_atomic_mass_unit", "technical_atmosphere", "picoinch"}
 )
-# A "K" or "k" alone after a number is the thousands of a value printed without its unit:
-# a resistor's "4.7K", "10 K", "100k" (pint reads kelvin and Boltzmann's constant). In the
-# development libraries all 57 such values are resistors'. A lamp's "6500K" colour
-# temperature is printed beside the word "temperature", which keeps its manual in for the
-# asked-quantity decline.
-_THOUSANDS = frozenset({"K", "k"})
+# Letters that pint reads as a unit alone but that, alone after a number, a manual prints
+# as something else. A "K" or "k" is the thousands of a value printed without its unit: a
+# resistor's "4.7K", "10 K", "100k" (pint: kelvin, Boltzmann's constant); in the development
+# libraries all 57 such values are resistors'. A lamp's "6500K" colour temperature is
+# printed beside the word "temperature", which keeps its manual in for the asked-quantity
+# decline. A "C" or "c" is a step's or a part's label ("1C", "0124 C"), a battery's charge
+# rate ("0.5C") or a temperature without its degree sign ("45C"), never coulombs or the
+# speed of light: read as a charge, a label would answer "how many mAh".
+_NOT_ALONE = frozenset({"K", "k", "C", "c"})
 MAX_NAME = 24  # longer than any unit or dimension name pint has, with a derived suffix
 # Dimensions too common or too vague to say what a question asks for.
 _VAGUE = frozenset({"[]", "[length]", "[time]"})
@@ -174,7 +177,7 @@ def unit_key(symbol: str) -> str | None:
     if match and len(match.group(1)) <= 3:
         text = match.group(1)
     text = _printed_form(text)
-    if not text or text.isdigit() or text in _THOUSANDS:
+    if not text or text.isdigit() or text in _NOT_ALONE:
         return None
     if len(text) >= 3 and text.isalpha() and not text.islower() and _names_unit(text.lower()):
         # A unit's name in capitals ("38400 Baud", "12 Volts", "5 AMPS", "10 Min"): pint

@@ -255,3 +255,10 @@ def test_a_bare_k_after_a_number_is_thousands_not_kelvin() -> None:
     # A temperature is still one in degrees or in kelvin by name, and a kilo-ohm a resistance.
     assert key("300 kelvin") == key("45 °C") == key("-10 °C to 55 °C")
     assert key("4.7 kΩ") == key("220 ohm")
+
+
+def test_a_bare_c_after_a_number_is_no_charge() -> None:
+    # A step's label, a part number's suffix, a charge rate: not coulombs, not light's speed.
+    for printed in ("Steps 1C, 2C and 15C", "No. 0124 C", "charge at 0.5C", "page 12c"):
+        assert quantity_keys(printed) == frozenset(), printed
+    assert key("2000 mAh") == key("7 Ah") == key("1.5 mC")
