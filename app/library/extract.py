@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import pymupdf
 
-from app.library.layout import drop_furniture, group_blocks
+from app.library.layout import drop_furniture, group_blocks, join_label_values
 from app.library.models import Block, Box, PageContent, TextLine, Word
 from app.library.symbols import is_private_use, map_symbol
 
@@ -227,6 +227,7 @@ def build_page(
         )
         if lines:
             groups.append(lines)
+    groups = join_label_values(groups)
     for block in group_blocks(groups, body_size):
         blocks_by_y.append((block.box[1], block))
     for table in raw.tables:

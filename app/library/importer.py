@@ -50,7 +50,8 @@ from app.library.textquality import needs_ocr
 # (``Store.read_before``, ``Importer.reread``, ``python -m app reindex --stale``).
 # 1: contents pages of unnumbered titles told, a title in a script the manual is not
 # printed in, a cover's title its first large lines.
-EXTRACTION = 1
+# 2: a label ending with a colon joined to the value beside it on its row.
+EXTRACTION = 2
 
 
 class ImportFailure(Exception):

@@ -7,6 +7,7 @@ blocks for the chunker.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Sequence
 from itertools import pairwise
@@ -95,6 +96,81 @@ def furniture_key(text: str) -> str:
 
 def _in_margin(line: TextLine, height: float) -> bool:
     return line.box[3] < height * 0.085 or line.box[1] > height * 0.915
+
+
+_LABEL_END = (":", "\uff1a")  # a colon, or the full-width colon of CJK typesetting
+# A label's value sits within this many line heights to its right ("Weight:   234 g").
+LABEL_GAP = 1.5
+# ... and shares this much of the lower line's height with it: the same row.
+ROW_OVERLAP = 0.6
+
+
+def join_label_values(groups: Sequence[Sequence[TextLine]]) -> list[list[TextLine]]:
+    """Each label ending with a colon joined to the value printed beside it on its row.
+
+    A specification list set as two columns (labels right-aligned, values left-aligned
+    beside them) reaches PyMuPDF as two blocks, so the page reads every label, then every
+    value: "Frequency Stability:" and its "±1ppm" end up a dozen lines apart, and no
+    window or quote holds both. A scan's text layer splits a run-in heading from its
+    text the same way ("WAITING LED:" | "When lit, indicates ..."). A label is a line
+    ending with a colon; its value is the nearest line starting to its right within
+    ``LABEL_GAP`` line heights (or overlapping it by half of one: a full-width colon's box
+    runs past its glyph) and sharing ``ROW_OVERLAP`` of the lower line's height,
+    that is no label itself. Each value joins one label; the joined line takes the
+    label's place, in the label's group."""
+    lines = sorted((ln for group in groups for ln in group), key=lambda ln: ln.box[1])
+    tops = [ln.box[1] for ln in lines]
+    tallest = max((ln.box[3] - ln.box[1] for ln in lines), default=0.0)
+    taken: set[int] = set()
+    joined: dict[int, TextLine] = {}
+    for label in lines:
+        if not label.text.rstrip().endswith(_LABEL_END):
+            continue
+        # Only lines whose top is within the tallest line's height of the label's can
+        # share its row.
+        lo = bisect_left(tops, label.box[1] - tallest)
+        hi = bisect_left(tops, label.box[3])
+        value = _value_beside(label, lines[lo:hi], taken)
+        if value is not None:
+            taken.add(id(value))
+            joined[id(label)] = _joined(label, value)
+    if not joined:
+        return [list(group) for group in groups]
+    out = []
+    for group in groups:
+        kept = [joined.get(id(ln), ln) for ln in group if id(ln) not in taken]
+        if kept:
+            out.append(kept)
+    return out
+
+
+def _value_beside(label: TextLine, lines: Sequence[TextLine], taken: set[int]) -> TextLine | None:
+    """The nearest line to the label's right on its row, not taken and no label itself."""
+    _, y0, x1, y1 = label.box
+    best: tuple[float, TextLine] | None = None
+    for line in lines:
+        if line is label or id(line) in taken or line.text.rstrip().endswith(_LABEL_END):
+            continue
+        bx0, by0, _, by1 = line.box
+        height = min(y1 - y0, by1 - by0)
+        gap = bx0 - x1
+        shared = min(y1, by1) - max(y0, by0)
+        beside = height > 0 and shared >= ROW_OVERLAP * height
+        if beside and -0.5 * height <= gap <= LABEL_GAP * height and (best is None or gap < best[0]):
+            best = (gap, line)
+    return None if best is None else best[1]
+
+
+def _joined(label: TextLine, value: TextLine) -> TextLine:
+    """One line: the label's text and then the value's, the size of the longer part, bold
+    only when both are (a bold label before plain text is no heading)."""
+    size = label.size if len(label.text) >= len(value.text) else value.size
+    return TextLine(
+        f"{label.text.rstrip()} {value.text.strip()}",
+        union_box([label.box, value.box]),
+        size,
+        label.bold and value.bold,
+    )
 
 
 def drop_furniture(lines: Sequence[TextLine], height: float, keys: set[str]) -> list[TextLine]:

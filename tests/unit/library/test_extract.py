@@ -270,3 +270,22 @@ def test_rows_one_below_the_other_stay_apart() -> None:
         (("X-2", ""), (0.0, 20.0, 100.0, 30.0)),
     ]
     assert merge_spanned_rows(rows) == rows
+
+
+def test_a_specification_list_set_in_two_columns_reads_label_and_value_together() -> None:
+    doc = pymupdf.open()
+    page = doc.new_page(width=300, height=200)
+    labels = "Channel:\nFrequency Stability:\nWeight:\nOperating Temperature:"
+    values = "200\n\u00b11ppm\n234 g\n-20 \u00b0C to +60 \u00b0C"
+    page.insert_textbox(pymupdf.Rect(20, 40, 130, 120), labels, fontsize=8, align=2)
+    page.insert_textbox(pymupdf.Rect(138, 40, 280, 120), values, fontsize=8)
+    raw = read_page(page)
+    # PyMuPDF reads the labels and the values as blocks apart: every label, then every value.
+    assert [ln.text for ln in raw.lines][-1] == "-20 \u00b0C to +60 \u00b0C"
+    content = build_page(raw, 8.0, set())
+    assert [ln.text for b in content.blocks for ln in b.lines] == [
+        "Channel: 200",
+        "Frequency Stability: \u00b11ppm",
+        "Weight: 234 g",
+        "Operating Temperature: -20 \u00b0C to +60 \u00b0C",
+    ]

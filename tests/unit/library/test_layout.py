@@ -1,8 +1,9 @@
-"""Structure from positioned lines: enumerators and bullets set apart still open their item."""
+"""Structure from positioned lines: enumerators and bullets set apart still open their item,
+labels set apart from their values are joined to them."""
 
 from __future__ import annotations
 
-from app.library.layout import group_blocks
+from app.library.layout import group_blocks, join_label_values
 from app.library.models import TextLine
 
 
@@ -22,3 +23,55 @@ def test_a_numbered_step_in_lower_case_stays_a_list_item() -> None:
     lines = [TextLine("3.", (10, 50, 20, 60)), TextLine("connect the wires.", (30, 50, 300, 60))]
     (block,) = group_blocks([lines], body_size=0.0)
     assert block.kind == "list_item" and block.text == "3. connect the wires."
+
+
+def _texts(groups: list[list[TextLine]]) -> list[list[str]]:
+    return [[ln.text for ln in group] for group in groups]
+
+
+def test_a_label_column_is_joined_row_by_row_to_the_values_beside_it() -> None:
+    # A specification list set as two blocks: labels right-aligned, values beside them.
+    labels = [
+        TextLine("Channel:", (91, 69, 125, 77)),
+        TextLine("Frequency Stability\uff1a", (57, 95, 125, 103)),
+        TextLine("Weight:", (96, 120, 125, 128)),
+    ]
+    values = [
+        TextLine("200", (135, 69, 150, 77)),
+        TextLine("\u00b11ppm", (135, 95, 160, 103)),
+        TextLine("234g", (135, 120, 152, 128)),
+    ]
+    joined = join_label_values([labels, values])
+    assert _texts(joined) == [
+        ["Channel: 200", "Frequency Stability\uff1a \u00b11ppm", "Weight: 234g"]
+    ]
+    assert joined[0][1].box == (57, 95, 160, 103)
+
+
+def test_a_value_goes_to_the_nearest_label_and_a_label_is_no_value() -> None:
+    left = TextLine("Name:", (10, 10, 40, 20))
+    right = TextLine("Address:", (50, 10, 90, 20))  # a label beside a label: a form
+    value = TextLine("12 High St", (95, 10, 150, 20))
+    assert _texts(join_label_values([[left], [right], [value]])) == [
+        ["Name:"],
+        ["Address: 12 High St"],
+    ]
+
+
+def test_lines_of_another_row_or_column_are_not_joined() -> None:
+    label = TextLine("Before you start, check the following:", (10, 100, 190, 110))
+    below = TextLine("the supply is off", (10, 112, 100, 122))  # the next row
+    other_column = TextLine("Fig. 3 The front panel", (230, 100, 330, 110))  # a gutter away
+    groups = [[label, below], [other_column]]
+    assert _texts(join_label_values(groups)) == _texts(groups)
+
+
+def test_a_bold_label_before_plain_text_makes_no_heading() -> None:
+    label = TextLine("WAITING LED:", (20, 50, 80, 60), 10.0, True)
+    text = TextLine("When lit, a message is waiting", (90, 50, 320, 60), 10.0)
+    (group,) = join_label_values([[label], [text]])
+    (line,) = group
+    assert not line.bold
+    (block,) = group_blocks([group], body_size=10.0)
+    assert block.kind == "paragraph"
+    assert block.text == "WAITING LED: When lit, a message is waiting"
