@@ -113,18 +113,20 @@ def join_label_values(groups: Sequence[Sequence[TextLine]]) -> list[list[TextLin
     value: "Frequency Stability:" and its "±1ppm" end up a dozen lines apart, and no
     window or quote holds both. A scan's text layer splits a run-in heading from its
     text the same way ("WAITING LED:" | "When lit, indicates ..."). A label is a line
-    ending with a colon; its value is the nearest line starting to its right within
-    ``LABEL_GAP`` line heights (or overlapping it by half of one: a full-width colon's box
-    runs past its glyph) and sharing ``ROW_OVERLAP`` of the lower line's height,
-    that is no label itself. Each value joins one label; the joined line takes the
-    label's place, in the label's group."""
+    ending with a colon that is no numbered section title; its value is the nearest line
+    starting to its right within ``LABEL_GAP`` line heights (or overlapping it by half of
+    one: a full-width colon's box runs past its glyph) and sharing ``ROW_OVERLAP`` of the
+    lower line's height, that is no label itself. Each value joins one label; the joined
+    line takes the label's place, in the label's group."""
     lines = sorted((ln for group in groups for ln in group), key=lambda ln: ln.box[1])
     tops = [ln.box[1] for ln in lines]
     tallest = max((ln.box[3] - ln.box[1] for ln in lines), default=0.0)
     taken: set[int] = set()
     joined: dict[int, TextLine] = {}
     for label in lines:
-        if not label.text.rstrip().endswith(_LABEL_END):
+        # A numbered section title ending with a colon ("3. Manual Mode on Computer
+        # Failure:") opens a section: the text beside it is its body, not its value.
+        if not label.text.rstrip().endswith(_LABEL_END) or is_numbered_heading(label.text):
             continue
         # Only lines whose top is within the tallest line's height of the label's can
         # share its row.
@@ -156,7 +158,8 @@ def _value_beside(label: TextLine, lines: Sequence[TextLine], taken: set[int]) -
         gap = bx0 - x1
         shared = min(y1, by1) - max(y0, by0)
         beside = height > 0 and shared >= ROW_OVERLAP * height
-        if beside and -0.5 * height <= gap <= LABEL_GAP * height and (best is None or gap < best[0]):
+        near = -0.5 * height <= gap <= LABEL_GAP * height
+        if beside and near and (best is None or gap < best[0]):
             best = (gap, line)
     return None if best is None else best[1]
 

@@ -75,3 +75,10 @@ def test_a_bold_label_before_plain_text_makes_no_heading() -> None:
     (block,) = group_blocks([group], body_size=10.0)
     assert block.kind == "paragraph"
     assert block.text == "WAITING LED: When lit, a message is waiting"
+
+
+def test_a_numbered_section_title_keeps_its_text_apart() -> None:
+    title = TextLine("3. MANUAL Mode on Computer Failure:", (20, 50, 200, 60))
+    text = TextLine("As an option, the No. 685 may be set", (210, 50, 400, 60))
+    groups = [[title], [text]]
+    assert _texts(join_label_values(groups)) == _texts(groups)
