@@ -51,7 +51,8 @@ from app.library.textquality import needs_ocr
 # 1: contents pages of unnumbered titles told, a title in a script the manual is not
 # printed in, a cover's title its first large lines.
 # 2: a label ending with a colon joined to the value beside it on its row.
-EXTRACTION = 2
+# 3: a title whose number is set apart ("3." | "Switch:") no label.
+EXTRACTION = 3
 
 
 class ImportFailure(Exception):

@@ -132,7 +132,12 @@ def join_label_values(groups: Sequence[Sequence[TextLine]]) -> list[list[TextLin
         # share its row.
         lo = bisect_left(tops, label.box[1] - tallest)
         hi = bisect_left(tops, label.box[3])
-        value = _value_beside(label, lines[lo:hi], taken)
+        row = lines[lo:hi]
+        # The same title with its number set as a block of its own ("3." | "Manual Mode
+        # on Computer Failure:"): the number meets it only in group_blocks.
+        if _enumerator_before(label, row):
+            continue
+        value = _value_beside(label, row, taken)
         if value is not None:
             taken.add(id(value))
             joined[id(label)] = _joined(label, value)
@@ -146,18 +151,34 @@ def join_label_values(groups: Sequence[Sequence[TextLine]]) -> list[list[TextLin
     return out
 
 
+def _same_row(a: TextLine, b: TextLine) -> tuple[float, bool]:
+    """The lower of the two lines' heights, and whether they share ``ROW_OVERLAP`` of it."""
+    height = min(a.box[3] - a.box[1], b.box[3] - b.box[1])
+    shared = min(a.box[3], b.box[3]) - max(a.box[1], b.box[1])
+    return height, height > 0 and shared >= ROW_OVERLAP * height
+
+
+def _enumerator_before(label: TextLine, lines: Sequence[TextLine]) -> bool:
+    """Whether a bare section number ("3.", "B.") ends just left of the label on its row."""
+    for line in lines:
+        if line is label or not _ENUMERATOR_ONLY.match(line.text):
+            continue
+        height, beside = _same_row(label, line)
+        gap = label.box[0] - line.box[2]
+        if beside and -0.5 * height <= gap <= LABEL_GAP * 2 * height:
+            return True
+    return False
+
+
 def _value_beside(label: TextLine, lines: Sequence[TextLine], taken: set[int]) -> TextLine | None:
     """The nearest line to the label's right on its row, not taken and no label itself."""
-    _, y0, x1, y1 = label.box
+    x1 = label.box[2]
     best: tuple[float, TextLine] | None = None
     for line in lines:
         if line is label or id(line) in taken or line.text.rstrip().endswith(_LABEL_END):
             continue
-        bx0, by0, _, by1 = line.box
-        height = min(y1 - y0, by1 - by0)
-        gap = bx0 - x1
-        shared = min(y1, by1) - max(y0, by0)
-        beside = height > 0 and shared >= ROW_OVERLAP * height
+        height, beside = _same_row(label, line)
+        gap = line.box[0] - x1
         near = -0.5 * height <= gap <= LABEL_GAP * height
         if beside and near and (best is None or gap < best[0]):
             best = (gap, line)

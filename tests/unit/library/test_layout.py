@@ -82,3 +82,24 @@ def test_a_numbered_section_title_keeps_its_text_apart() -> None:
     text = TextLine("As an option, the No. 685 may be set", (210, 50, 400, 60))
     groups = [[title], [text]]
     assert _texts(join_label_values(groups)) == _texts(groups)
+
+
+def test_a_title_whose_number_is_set_apart_keeps_its_text_apart() -> None:
+    # A scan sets "3." as a block of its own; it meets its title only in group_blocks.
+    number = TextLine("3.", (20, 50, 32, 60))
+    title = TextLine("DISPLAY NEXT MESSAGE Switch:", (45, 50, 200, 60))
+    text = TextLine("This momentary action pushbutton is used", (210, 50, 400, 60))
+    groups = [[number], [title], [text]]
+    assert _texts(join_label_values(groups)) == _texts(groups)
+    blocks = group_blocks(join_label_values(groups), body_size=0.0)
+    assert blocks[0].text == "3. DISPLAY NEXT MESSAGE Switch:"
+
+
+def test_a_number_on_another_row_leaves_a_label_its_value() -> None:
+    number = TextLine("3.", (20, 30, 32, 40))  # the row above
+    label = TextLine("Weight:", (45, 50, 80, 60))
+    value = TextLine("234 g", (90, 50, 120, 60))
+    assert _texts(join_label_values([[number], [label], [value]])) == [
+        ["3."],
+        ["Weight: 234 g"],
+    ]
