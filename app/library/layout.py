@@ -103,6 +103,9 @@ _LABEL_END = (":", "\uff1a")  # a colon, or the full-width colon of CJK typesett
 LABEL_GAP = 1.5
 # ... and shares this much of the lower line's height with it: the same row.
 ROW_OVERLAP = 0.6
+# A section number set apart ends within this many line heights left of its title (the
+# receiver's scanned text layer leaves 0.7 to 1.8 between a number and its title).
+NUMBER_GAP = 3.0
 
 
 def join_label_values(groups: Sequence[Sequence[TextLine]]) -> list[list[TextLine]]:
@@ -116,8 +119,10 @@ def join_label_values(groups: Sequence[Sequence[TextLine]]) -> list[list[TextLin
     ending with a colon that is no numbered section title; its value is the nearest line
     starting to its right within ``LABEL_GAP`` line heights (or overlapping it by half of
     one: a full-width colon's box runs past its glyph) and sharing ``ROW_OVERLAP`` of the
-    lower line's height, that is no label itself. Each value joins one label; the joined
-    line takes the label's place, in the label's group."""
+    lower line's height, that is no label itself. A title whose number is set as a line
+    of its own ("6." | "Auto AC:", within ``NUMBER_GAP`` line heights to its left) is a
+    numbered title too: the number meets it only in ``group_blocks``. Each value joins one
+    label; the joined line takes the label's place, in the label's group."""
     lines = sorted((ln for group in groups for ln in group), key=lambda ln: ln.box[1])
     tops = [ln.box[1] for ln in lines]
     tallest = max((ln.box[3] - ln.box[1] for ln in lines), default=0.0)
@@ -133,8 +138,6 @@ def join_label_values(groups: Sequence[Sequence[TextLine]]) -> list[list[TextLin
         lo = bisect_left(tops, label.box[1] - tallest)
         hi = bisect_left(tops, label.box[3])
         row = lines[lo:hi]
-        # The same title with its number set as a block of its own ("3." | "Manual Mode
-        # on Computer Failure:"): the number meets it only in group_blocks.
         if _enumerator_before(label, row):
             continue
         value = _value_beside(label, row, taken)
@@ -165,7 +168,7 @@ def _enumerator_before(label: TextLine, lines: Sequence[TextLine]) -> bool:
             continue
         height, beside = _same_row(label, line)
         gap = label.box[0] - line.box[2]
-        if beside and -0.5 * height <= gap <= LABEL_GAP * 2 * height:
+        if beside and -0.5 * height <= gap <= NUMBER_GAP * height:
             return True
     return False
 
