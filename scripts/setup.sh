@@ -17,10 +17,7 @@ log() { printf '[setup] %s\n' "$*" >&2; }
 if [[ "$OS" == "Linux" ]] && command -v apt-get >/dev/null 2>&1; then
     PKGS=(libegl1 libgl1 libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1
           libxcb-xinerama0 libxcb-image0 libxcb-randr0 libxcb-render-util0 libxcb-shape0
-          libfontconfig1 libdbus-1-3 xvfb xauth
-          # OpenBLAS: MLX's Linux wheel carries the reference BLAS, some 50 times slower
-          # at a float32 matmul; scripts/test.sh puts OpenBLAS in front of it.
-          libopenblas0-pthread)
+          libfontconfig1 libdbus-1-3 xvfb xauth)
     MISSING=()
     for p in "${PKGS[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || MISSING+=("$p"); done
     if ((${#MISSING[@]})); then

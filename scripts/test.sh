@@ -8,15 +8,6 @@ scripts/setup.sh --dev
 export QT_QPA_PLATFORM=offscreen HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 \
        LITELLM_LOCAL_MODEL_COST_MAP=True PYTHONDONTWRITEBYTECODE=1
 BIN=.venv/bin
-# MLX's Linux wheel (mlx[cpu]) links the reference BLAS, which does a float32 matmul some 50
-# times slower than OpenBLAS; its cblas calls go to OpenBLAS when that is loaded first. The
-# SmolLM2 tests' prompts are then read in seconds rather than a minute (setup.sh installs it).
-if [[ "$(uname -s)" == "Linux" ]]; then
-    OPENBLAS="$(/sbin/ldconfig -p 2>/dev/null | awk '/libopenblas\.so\.0 /{print $NF; exit}')"
-    if [[ -n "$OPENBLAS" ]]; then
-        export LD_PRELOAD="$OPENBLAS${LD_PRELOAD:+:$LD_PRELOAD}"
-    fi
-fi
 if [[ $# -eq 0 ]]; then
     # The whole suite: the app bundle for tests/integration/test_frozen_app.py builds beside
     # the checks and the other tests (PyInstaller keeps one core busy); that test waits for
