@@ -8,6 +8,8 @@ import sys
 import threading
 import time
 
+import pytest
+
 from app.agent.events import Done, Token
 from app.library.import_events import ImportProgress as FileProgress
 from app.ui.answer_format import answer_html, split_sources, tidy_row
@@ -17,6 +19,7 @@ from app.worker.messages import AnswerEvent
 from app.worker.work_lanes import ProgressThrottle
 
 
+@pytest.mark.timing
 def test_frame_reader_assembles_large_messages_without_blocking():
     reader_end, writer_end = mp.Pipe(duplex=False)
     reader = FrameReader(reader_end.fileno())

@@ -10,11 +10,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from app.ui.stall import StallMeter
 from app.worker.messages import DEFAULT_ANSWERER
 from tests.gui.conftest import INSTALLATION, USER, build_library
 from tests.gui.test_conversation import ask
 from tests.gui.test_import_drop import drop
+
+pytestmark = pytest.mark.timing
 
 STALL_LIMIT_MS = 50
 RUNS = 2

