@@ -1,7 +1,10 @@
 """The four real manuals of ../shared/corpus through ``python -m app import`` (slow).
 
 OCR is switched off here to keep the run short (the Ademco scan's pages are then kept
-with their own text layer); OCR has tests and a benchmark of its own.
+with their own text layer); OCR has tests and a benchmark of its own. So is MiniLM: these
+tests are about reading real PDFs, and with MiniLM the import took 128 s on a 2-core
+machine, 40 s without; the real embedder's import is tested on the sample manuals
+(tests/integration/test_import_cli.py).
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ def corpus_library(
     missing = [name for name in PAGES if not (corpus_dir / name).is_file()]
     if missing:
         pytest.skip(f"corpus files missing: {', '.join(missing)}")
-    env = {**cli_env, "LANTERN_OCR_ENGINE": "none"}
+    env = {**cli_env, "LANTERN_OCR_ENGINE": "none", "LANTERN_EMBEDDER": "hashing"}
     library = tmp_path_factory.mktemp("corpus") / "library"
     done = app(env, "import", *(corpus_dir / name for name in PAGES), "--library", library)
     return library, done, env
