@@ -89,3 +89,32 @@ def test_a_question_is_embedded_without_importing_torch() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     )
     assert out.stdout.strip() == "False"
+
+
+def test_torch_bulk_in_length_groups_keeps_order_and_vectors(monkeypatch):
+    """An import's batches go through torch in groups of similar length: each text keeps
+    its place and gets the vector it gets alone (no padding at all)."""
+    if importlib.util.find_spec("torch") is None:
+        pytest.skip("torch is not installed: imports embed with numpy")
+    monkeypatch.setattr(embedding, "LENGTH_GROUP", 3)
+    torch_model = embedding.TransformersEmbedder(minilm_path(), "all-MiniLM-L6-v2", batch_size=5)
+    texts = [t[: 7 * (i % 4 + 1) ** 2] for i, t in enumerate(TEXTS * 3)]  # 12 varied lengths
+    batches = list(torch_model.embed_batches(texts))
+    assert [len(b) for b in batches] == [5, 5, 2]
+    alone = np.concatenate([next(iter(torch_model.embed_batches([t]))) for t in texts])
+    grouped = np.concatenate(batches)
+    assert float((grouped * alone).sum(1).min()) > 0.99999
+
+
+def test_only_a_plain_bert_folder_goes_to_numpy(tmp_path):
+    folder = tmp_path / "model"
+    folder.mkdir()
+    for name in ("model.safetensors", "tokenizer.json"):
+        (folder / name).write_bytes(b"")
+    (folder / "config.json").write_text('{"model_type": "xlm-roberta"}', encoding="utf-8")
+    assert not embedding._plain_bert(folder)
+    (folder / "config.json").write_text('{"model_type": "bert"}', encoding="utf-8")
+    assert embedding._plain_bert(folder)
+    (folder / "config.json").write_text("not json", encoding="utf-8")
+    assert not embedding._plain_bert(folder)
+    assert embedding._plain_bert(minilm_path())
