@@ -15,11 +15,10 @@ from app.agent.events import Answer, Done, Token
 from app.agent.retrieval_mode import RetrievalAnswerer
 from app.bench.dataset import load_dataset
 from app.bench.runner import run_bench
-from app.config import Settings
 from app.library.embedding import make_embedder
-from app.library.importer import Importer, import_blocking
 from app.library.library import Library
 from app.retrieval.text import TextSearch
+from tests.helpers.samples import sample_library_copy
 
 MANUALS = Path(__file__).resolve().parents[2] / "manuals"
 pytestmark = pytest.mark.skipif(
@@ -29,9 +28,7 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def sample_library(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Library]:
-    library = Library.open(tmp_path_factory.mktemp("sample") / "library")
-    results = import_blocking(Importer(library, Settings(ocr_engine="none")), [MANUALS])
-    assert [r.status for r in results] == ["imported", "imported"]
+    library = Library.open(sample_library_copy(tmp_path_factory, "sample"))
     yield library
     library.close()
 

@@ -9,14 +9,11 @@ from pathlib import Path
 import pytest
 
 from app.agent.loop import Tree
-from app.config import Settings
 from app.library.embedding import Embedder, EmbedderError, make_embedder
-from app.library.importer import Importer, import_blocking
 from app.library.library import Library
 from tests.helpers.agents import answerer
+from tests.helpers.samples import sample_library_copy
 from tests.unit.agent.scripted import ScriptedModel
-
-MANUALS = Path(__file__).resolve().parents[3] / "manuals"
 
 
 @pytest.fixture(scope="session")
@@ -36,12 +33,7 @@ def sample_library(
     tmp_path_factory: pytest.TempPathFactory, embedder: Embedder
 ) -> Iterator[Library]:
     """The two Lumen AX-200 sample manuals, imported once (no OCR, the real embedder)."""
-    if not list(MANUALS.glob("*.pdf")):
-        pytest.skip("the sample manuals are not generated")
-    library = Library.open(tmp_path_factory.mktemp("agent") / "library")
-    importer = Importer(library, Settings(ocr_engine="none"), embedder=embedder)
-    results = import_blocking(importer, [MANUALS])
-    assert [r.status for r in results] == ["imported", "imported"]
+    library = Library.open(sample_library_copy(tmp_path_factory, "agent"))
     yield library
     library.close()
 

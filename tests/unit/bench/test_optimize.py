@@ -41,9 +41,9 @@ from app.bench.optimize import (
 )
 from app.config import Settings
 from app.library.embedding import make_embedder
-from app.library.importer import Importer, import_blocking
 from app.library.library import Library
 from app.runtime.fake import FakeLLM
+from tests.helpers.samples import sample_library_copy
 
 IDS = ("s01", "s04", "s10", "s12", "s14", "s15")
 EASY = ("AUX+", "PGM2")  # questions the untuned model happens to answer well
@@ -112,12 +112,7 @@ def _text(value: Any) -> str:
 def imported(sample_manuals_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The sample manuals imported once (the MiniLM embedder the app ranks with, no OCR);
     tests copy the folder."""
-    root = tmp_path_factory.mktemp("optimize") / "library"
-    library = Library.open(root)
-    importer = Importer(library, Settings(ocr_engine="none"), embedder=make_embedder("minilm"))
-    assert {r.status for r in import_blocking(importer, [sample_manuals_dir])} == {"imported"}
-    library.close()
-    yield root
+    yield sample_library_copy(tmp_path_factory, "optimize")
 
 
 @pytest.fixture
