@@ -53,7 +53,7 @@ if [[ "$OS" == "Linux" ]]; then
     echo "torch==2.13.0" >"$CONSTRAINTS"
 fi
 # uv resolves to the same versions as pip but downloads, unpacks and compiles in parallel:
-# a fresh install took 112 s instead of pip's 216 s (README, "How long the tests take").
+# a fresh install took 101 s instead of 216 s with pip (README, "How long the tests take").
 # Where uv cannot be installed, pip does the same work.
 if "$VPY" -m pip install -q uv >/dev/null 2>&1 && [[ -x .venv/bin/uv ]]; then
     # uv reads no pip configuration: pass on the folder of local wheels pip is told of
