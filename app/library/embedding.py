@@ -108,12 +108,13 @@ class TransformersEmbedder:
 
         with self._lock:
             self._load()
+        assert self._dim is not None
         # Each batch goes through in groups of texts of similar length, so little of the
         # work is padding (a batch is padded to its longest text): 669 chunks of three
         # manuals embedded in 26 s instead of 51 s (`bench/embedder_speed.py`).
         for start in range(0, len(texts), self.batch_size):
             batch = list(texts[start : start + self.batch_size])
-            out = np.zeros((len(batch), self._dim or 0), dtype=np.float32)
+            out = np.zeros((len(batch), self._dim), dtype=np.float32)
             order = sorted(range(len(batch)), key=lambda i: len(batch[i]))
             with self._lock, torch.inference_mode():
                 # One thread at question time (a few dozen texts): spreading small forward
