@@ -16,6 +16,13 @@ same in any library (``SCALE_FREE``), fitted on all the sets, under which the le
 fifth of the answerable questions are answered with "the manuals may not state this
 exactly" (``caution_threshold``).
 
+Before all of that, ``QUANTITY_RELATED`` is chosen: how near in meaning a quoted line must
+be to the question for the value of the asked quantity it prints to count
+(``AnswerSignals.related``). For each corpus, it is chosen on the others (the most
+unanswerables declined there, within ``--max-false`` on each, then the lowest) and judged
+on it; every candidate is printed with its leave-one-corpus-out figures, and the one
+chosen on all corpora ships.
+
 Printed per corpus: the model fitted on the other corpus, on this one, on all (the one
 ``--write`` puts into ``app/agent/abstention_weights.py``), and the one that ships now:
 unanswerables declined (recall), the share of declines that were right (precision), false
@@ -39,8 +46,13 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from cross_corpus import FIT_SETS, BenchSet, cached, open_library  # noqa: E402
 
-from app.agent.abstention import SCALE_FREE, SIGNALS  # noqa: E402
-from app.agent.abstention_weights import ABSTAIN_BELOW, BIAS, WEIGHTS  # noqa: E402
+from app.agent.abstention import RELATED_ENOUGH, SCALE_FREE, SIGNALS  # noqa: E402
+from app.agent.abstention_weights import (  # noqa: E402
+    ABSTAIN_BELOW,
+    BIAS,
+    QUANTITY_RELATED,
+    WEIGHTS,
+)
 from app.bench.dataset import load_dataset  # noqa: E402
 
 WEIGHTS_FILE = ROOT / "app" / "agent" / "abstention_weights.py"
@@ -49,6 +61,11 @@ SHIPPED = np.r_[BIAS, [WEIGHTS[n] for n in SIGNALS]]
 # The least sure answers (at most this share of the answerable questions of the fitting
 # data) come with the caution that the manuals may not state it exactly.
 HEDGE_SHARE = 0.2
+# The closeness in meaning (cosine) a quoted line that prints the asked quantity is tried
+# at; None: any such line counts, as before the rule. An answer stops embedding lines at
+# ``RELATED_ENOUGH``, so the grid cannot go above it.
+RELATED_GRID: tuple[float | None, ...] = (None, 0.1, 0.15, 0.2, 0.25, 0.3, RELATED_ENOUGH)
+_QUANTITY = SIGNALS.index("quantity")
 
 
 @dataclass
@@ -56,7 +73,8 @@ class Sample:
     corpus: str
     question: str
     # searches x signals: every quote set the agent weighed; none when it declined
-    # before weighing any (``probabilities``)
+    # before weighing any (``probabilities``). As collected, a last column holds each
+    # quote set's ``related`` (``at_related`` turns it into the model's inputs).
     runs: np.ndarray
     answerable: bool
 
@@ -79,7 +97,7 @@ def collect(sets: Sequence[BenchSet], cache: Path | None) -> list[Sample]:
     def recording(*args: object, **kwargs: object) -> object:
         quotes = original(*args, **kwargs)  # type: ignore[arg-type]
         if quotes.signals is not None:
-            seen.append(np.asarray(quotes.signals.as_tuple(), dtype=float))
+            seen.append(np.asarray(quotes.signals.raw(), dtype=float))
         return quotes
 
     answer_tool.answer_from_search = recording  # type: ignore[assignment]
@@ -96,7 +114,7 @@ def collect(sets: Sequence[BenchSet], cache: Path | None) -> list[Sample]:
                 list(answerer.ask(item.query))
                 # No quote set weighed: the answerer declined before the model (a manual
                 # that prints no value of the asked quantity, no pages at all).
-                runs = np.asarray(seen) if seen else np.zeros((0, len(SIGNALS)))
+                runs = np.asarray(seen) if seen else np.zeros((0, len(SIGNALS) + 1))
                 out.append(Sample(bench_set.corpus.name, item.id, runs, not item.unanswerable))
     finally:
         answer_tool.answer_from_search = original  # type: ignore[assignment]
@@ -200,17 +218,25 @@ def leave_one_out(samples: Sequence[Sample], max_false: float) -> LeftOut:
 
 def choose_signals(samples: Sequence[Sample], max_false: float) -> list[int]:
     """The set of signals a model does best with on corpora it was not fitted on: most
-    unanswerables declined while false abstentions stay within ``max_false`` on every
-    corpus left out (then fewest false, then the lowest share of false abstentions on the
-    worst corpus, then fewest signals). Within every corpus, not in sum: a model that
-    declines well on one trade and answers too few questions of another does not
-    generalise. Every subset is tried and the best few are printed."""
+    unanswerables declined less false abstentions while false abstentions stay within
+    ``max_false`` on every corpus left out (then fewest false, then the lowest share of
+    false abstentions on the worst corpus, then fewest signals). Within every corpus, not
+    in sum: a model that declines well on one trade and answers too few questions of
+    another does not generalise. A false abstention weighs as much as a decline: a
+    question a technician needs answered is worth as much as one wrongly answered. Every
+    subset is tried and the best few are printed."""
     scored = []
     for size in range(1, len(SIGNALS) + 1):
         for used in itertools.combinations(range(len(SIGNALS)), size):
             out = leave_one_out([_only(s, used) for s in samples], max_false)
             within = out.worst_false_share <= max_false
-            key = (within, out.declined, -out.false, -out.worst_false_share, -size)
+            key = (
+                within,
+                out.declined - out.false,
+                -out.false,
+                -out.worst_false_share,
+                -size,
+            )
             scored.append((key, used, out))
     scored.sort(key=lambda x: x[0], reverse=True)
     print("signals by leave-one-corpus-out (summed over the corpora left out; the worst")
@@ -228,6 +254,83 @@ def choose_signals(samples: Sequence[Sample], max_false: float) -> list[int]:
     return list(scored[0][1])
 
 
+def at_related(sample: Sample, related: float | None) -> Sample:
+    """The model's inputs of a collected sample: a quantity quoted only in lines under
+    ``related`` of the question counts as not given (-1), as ``AnswerSignals.as_tuple``
+    reads it (None: every such line counts)."""
+    runs = sample.runs
+    if runs.shape[1] == len(SIGNALS):  # collected before ``related`` was kept
+        runs = np.c_[runs, np.ones(len(runs))]
+    inputs = runs[:, : len(SIGNALS)].copy()
+    if related is not None:
+        unrelated = (inputs[:, _QUANTITY] > 0) & (runs[:, len(SIGNALS)] < related)
+        inputs[unrelated, _QUANTITY] = -1.0
+    return Sample(sample.corpus, sample.question, inputs, sample.answerable)
+
+
+def _related_key(out: LeftOut, max_false: float) -> tuple[bool, int]:
+    """How a candidate ``QUANTITY_RELATED`` does left out in turn: false abstentions
+    within the limit on every corpus, then unanswerables declined less false abstentions
+    (a question a technician needs answered weighs as much as one wrongly answered)."""
+    return out.worst_false_share <= max_false, out.declined - out.false
+
+
+def choose_related(raw: Sequence[Sample], used: Sequence[int], max_false: float) -> float | None:
+    """``QUANTITY_RELATED``, chosen by leave-one-corpus-out (``_related_key``). Several
+    candidates that do equally well leave a range of cosines between the lines of the
+    questions they decline and those they answer: the middle of it ships, as far as the
+    data allows from either side ("any" when it is among them: no rule is simpler). Every
+    candidate's figures are printed, and then the choice made on all corpora but one,
+    judged on that one."""
+
+    def scored(samples: Sequence[Sample]) -> list[tuple[tuple[bool, int], float | None]]:
+        return [
+            (
+                _related_key(
+                    leave_one_out([_only(at_related(s, r), used) for s in samples], max_false),
+                    max_false,
+                ),
+                r,
+            )
+            for r in RELATED_GRID
+        ]
+
+    def best(samples: Sequence[Sample]) -> float | None:
+        table = scored(samples)
+        top = max(key for key, _ in table)
+        tied = [r for key, r in table if key == top]
+        return None if None in tied else float(np.mean([r for r in tied if r is not None]))
+
+    def label(r: float | None) -> str:
+        return "any" if r is None else f"{r:.3f}"
+
+    print("a quoted value counts in a line this near the question (cosine), left out in turn:")
+    for r in RELATED_GRID:
+        out = leave_one_out([_only(at_related(s, r), used) for s in raw], max_false)
+        print(
+            f"  {label(r):>5}: {out.declined}/{out.unanswerable} declined, {out.false} false"
+            f" (worst corpus {out.worst_false_share:.0%})"
+        )
+    for corpus in sorted({s.corpus for s in raw}):
+        train = [s for s in raw if s.corpus != corpus]
+        test = [s for s in raw if s.corpus == corpus]
+        if len({s.corpus for s in train}) < 2:
+            continue
+        r = best(train)
+        fitted = [_only(at_related(s, r), used) for s in train]
+        w = fit(fitted, steps=1500)
+        judged = [_only(at_related(s, r), used) for s in test]
+        f = figures(judged, w, threshold(fitted, w, max_false))
+        print(
+            f"  chosen on the others {label(r)}, on {corpus}: {f['declined_right']}/"
+            f"{f['unanswerable']} declined, {f['false']}/{f['answerable']} false"
+        )
+    chosen = best(raw)
+    print(f"  chosen on all: {label(chosen)} (ships now: {QUANTITY_RELATED:.3f})")
+    print()
+    return chosen
+
+
 def caution_threshold(
     samples: Sequence[Sample], w: np.ndarray, share: float = HEDGE_SHARE
 ) -> float:
@@ -239,7 +342,9 @@ def caution_threshold(
     return float(p[min(int(share * len(p)), len(p) - 1)])
 
 
-def write_weights(w: np.ndarray, t: float, caution: np.ndarray, hedge: float) -> None:
+def write_weights(
+    w: np.ndarray, t: float, caution: np.ndarray, hedge: float, related: float | None
+) -> None:
     lines = [
         '"""Weights of the abstention models (``abstention.py``). Written by'
         " ``bench/fit_abstention.py``;",
@@ -257,6 +362,9 @@ def write_weights(w: np.ndarray, t: float, caution: np.ndarray, hedge: float) ->
         *(f'    "{n}": {v:.4f},' for n, v in zip(SCALE_FREE, caution[1:], strict=True)),
         "}",
         f"HEDGE_BELOW = {hedge:.4f}",
+        "# A quoted value of the asked quantity counts only in a line at least this near the"
+        " question.",
+        f"QUANTITY_RELATED = {-1.0 if related is None else related:.4f}",
         "",
     ]
     WEIGHTS_FILE.write_text("\n".join(lines), encoding="utf-8")
@@ -277,7 +385,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     sets = [BenchSet.parse(s) for s in (args.sets or FIT_SETS)]
-    everything = cached(args.signals, sets, args.cache, collect)
+    raw = cached(args.signals, sets, args.cache, collect)
+    shipped_signals = [i for i, n in enumerate(SIGNALS) if WEIGHTS.get(n, 0.0) != 0.0]
+    related = choose_related(raw, shipped_signals or list(range(len(SIGNALS))), args.max_false)
+    everything = [at_related(s, related) for s in raw]
     corpora = sorted({s.corpus for s in everything})
     chosen = choose_signals(everything, args.max_false)
     used = chosen if args.choose_signals else list(range(len(SIGNALS)))
@@ -297,7 +408,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         models["fit on all (--write)"] = (w_all, t_all)
         rows = [(name, test, w, t) for name, (w, t) in models.items()]
         # The model that ships weighs all six signals, whichever were chosen here.
-        shipped = [s for s in everything if s.corpus == corpus]
+        shipped = [at_related(s, QUANTITY_RELATED) for s in raw if s.corpus == corpus]
         rows.append(("shipped weights", shipped, SHIPPED, ABSTAIN_BELOW))
         for name, judged, w, t in rows:
             f = figures(judged, w, t)
@@ -325,7 +436,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for n, v in zip(SCALE_FREE, w_caution[1:], strict=True):
         print(f"  {n:<12}{v:+.3f}")
     if args.write:
-        write_weights(weights, t_all, w_caution, hedge)
+        write_weights(weights, t_all, w_caution, hedge, related)
     return 0
 
 

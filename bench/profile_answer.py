@@ -1,6 +1,7 @@
 """Where a no-LLM answer's time goes, stage by stage, and what it embeds.
 
     .venv/bin/python bench/profile_answer.py --library DIR --dataset FILE [--repeat 1]
+        [--related-side-by-side]
 
 Every question of the dataset is asked through the same agent as ``python -m app ask``
 (warm: the embedder is loaded by one question first). Per stage, over all questions, the
@@ -9,8 +10,15 @@ analysis, embedding the question in a thread beside it and BM25, the KNN there t
 a library large enough to search its vectors in memory, ranking and regions, and the whole
 search), the answerer (quoting
 and the abstention decision), and the rest of the loop (policy, critic, events). The
-embedder is wrapped to count what it is asked to embed: a question's answer path must
-embed the question and nothing else.
+embedder is wrapped to count what it is asked to embed: a question's answer path embeds
+the question and, when it asks for a quantity and a quote prints a value of it, the
+quoted lines that print one, one at a time until one is near enough in meaning
+(``AnswerSignals.related``); a line an earlier search of the same question embedded is
+not embedded again.
+
+``--related-side-by-side`` asks every question twice more, alternately with that check
+and without it (every quoted value counts), the line vectors forgotten before each, and
+prints the whole answers' times of both.
 """
 
 from __future__ import annotations
@@ -73,6 +81,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--library", type=Path, required=True)
     parser.add_argument("--dataset", type=Path, required=True)
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument(
+        "--related-side-by-side",
+        action="store_true",
+        help="time each answer with and without the check that a quoted value's line is"
+        " near the question, alternately",
+    )
     args = parser.parse_args(argv)
 
     settings = load_settings(library_dir=args.library, llm="none", colqwen="", vlm="")
@@ -110,7 +124,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             clock = dict(agent.resources.clock.seconds)
             stages["answerer (quotes, abstention)"].append(clock.get("answerer", 0.0))
             stages["loop (policy, critic, events)"].append(total - sum(clock.values()))
-    library.close()
     whole = sum(totals) or 1.0
     print(f"{len(totals)} answers, {args.dataset.name}, library {args.library}")
     print(f"{'stage':<34}{'p50 ms':>9}{'p95 ms':>9}{'share':>8}")
@@ -127,9 +140,46 @@ def main(argv: Sequence[str] | None = None) -> int:
     per_question = statistics.fmean(embedded) if embedded else 0.0
     print(
         f"texts embedded per answer: mean {per_question:.2f}, max {max(embedded, default=0)}"
-        " (the question only: search runs once or twice per question)"
+        " (the question, once per search, and the quoted lines that print an asked quantity)"
     )
+    if args.related_side_by_side:
+        related_side_by_side(agent, search, load_dataset(args.dataset))
+    library.close()
     return 0
+
+
+def related_side_by_side(agent: Any, search: Any, items: Sequence[Any]) -> None:
+    """Each question's whole answer, best of two, with the check that a quoted value's
+    line is near the question and without it (``_closest_line`` answering 1.0: every
+    quoted value counts), alternately."""
+    import app.agent.extractive as extractive
+
+    real = extractive._closest_line
+    timed: dict[bool, list[float]] = {True: [], False: []}
+    try:
+        for item in items:
+            best = {True: float("inf"), False: float("inf")}
+            for _ in range(2):
+                for checked in (True, False):
+                    search._line_vectors.clear()
+                    extractive._closest_line = real if checked else (lambda *_: 1.0)  # type: ignore[assignment]
+                    started = time.perf_counter()
+                    list(agent.ask(item.query))
+                    best[checked] = min(best[checked], time.perf_counter() - started)
+            for checked, seconds in best.items():
+                timed[checked].append(seconds)
+    finally:
+        extractive._closest_line = real  # type: ignore[assignment]
+    extra = np.asarray(timed[True]) - np.asarray(timed[False])
+    print(f"whole answers of {len(extra)} questions, best of two each, alternately:")
+    for checked, label in ((True, "with the related-line check"), (False, "without it")):
+        values = timed[checked]
+        p50, p90 = percentile(values, 50), percentile(values, 90)
+        print(f"  {label:<30} p50 {p50:7.1f} ms   p90 {p90:7.1f} ms")
+    print(
+        f"  extra per answer: mean {extra.mean() * 1000:.1f} ms, median"
+        f" {np.median(extra) * 1000:.1f} ms"
+    )
 
 
 if __name__ == "__main__":

@@ -9,7 +9,12 @@ word for word by a page that prints no fuse rating. So the no-LLM answer weighs:
 - ``best``: the share the best quoted passage holds with its heading;
 - ``quantity``: +1 when the question asks for a quantity (a voltage, a torque, what the
   library prints beside a fuse) and a quoted passage prints a value of it, -1 when it asks
-  and none does, 0 when it asks for none;
+  and none does, 0 when it asks for none. A value counts only in a quoted line near the
+  question in meaning: ``related`` is the closest such line's cosine to the question
+  (MiniLM, each line embedded as the answer is composed), and under ``QUANTITY_RELATED``
+  the values quoted are of something else ("how long is the warranty?" quoting a button
+  held for 2 seconds; "how long do the D-cells last?" quoting a key pressed within 10
+  seconds), so the quantity counts as not given;
 - ``rank_score``: the page ranker's score of the best page;
 - ``salient``: the share of the question's two rarest words (by the library's IDF) that
   the quoted passages hold: a near miss ("which register holds the kWh total?") quotes
@@ -49,9 +54,14 @@ from app.agent.abstention_weights import (
     CAUTION_BIAS,
     CAUTION_WEIGHTS,
     HEDGE_BELOW,
+    QUANTITY_RELATED,
     WEIGHTS,
 )
 
+# A quoted line this near the question in meaning is near enough for any threshold
+# ``QUANTITY_RELATED`` is chosen from (``bench/fit_abstention.py``'s grid stops here): the
+# lines after it need not be embedded.
+RELATED_ENOUGH = 0.35
 SIGNALS = ("support", "best", "quantity", "rank_score", "salient", "asked")
 # The signals that mean the same in any library: what the quotes hold of the question, not
 # a share or a score whose scale differs from one library to another. The caution weighs
@@ -63,12 +73,24 @@ SCALE_FREE = ("quantity", "salient", "asked")
 class AnswerSignals:
     support: float
     best: float
-    quantity: float
+    quantity: float  # as the quotes print it, whatever the line is about
     rank_score: float
     salient: float
     asked: float = 1.0
+    # The cosine to the question of the closest quoted line that prints a value of the
+    # asked quantity (1.0 when not measured: no quantity asked, none quoted, no embedder).
+    related: float = 1.0
 
-    def as_tuple(self) -> tuple[float, ...]:
+    def as_tuple(self, related_at: float | None = None) -> tuple[float, ...]:
+        """The models' inputs (``SIGNALS``): a quantity quoted only in lines under
+        ``related_at`` (default ``QUANTITY_RELATED``) of the question counts as not given."""
+        at = QUANTITY_RELATED if related_at is None else related_at
+        quantity = -1.0 if self.quantity > 0 and self.related < at else self.quantity
+        return (self.support, self.best, quantity, self.rank_score, self.salient, self.asked)
+
+    def raw(self) -> tuple[float, ...]:
+        """Every field as measured, ``related`` last: what ``bench/fit_abstention.py``
+        keeps to choose ``QUANTITY_RELATED``."""
         return astuple(self)
 
 

@@ -4,8 +4,10 @@ Candidate units are the sentences of the best pages' chunks (a table row is one 
 read under its table's header band). Each is scored by how much of the question's term
 weight it holds (identifiers and values of the asked quantity count extra), by its chunk's
 closeness in meaning to the question (the chunk vector stored at import: nothing is embedded
-here), and by its page's rank. The best few become the answer, in page order. Whether the
-evidence answers at all is the abstention model's call (``abstention``): below its threshold
+to score), and by its page's rank. The best few become the answer, in page order. Whether the
+evidence answers at all is the abstention model's call (``abstention``; to tell whether a
+quoted value of the asked quantity is about what is asked, the lines that print one are
+embedded, one at a time, ``_closest_line``): below its threshold
 the answer says the manuals do not say, and what was searched; in a band above it, the
 quotes come with a caution that the manual may not state it exactly.
 """
@@ -18,7 +20,13 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from app.agent.abstention import AnswerSignals, answerable, caution, verdict
+from app.agent.abstention import (
+    RELATED_ENOUGH,
+    AnswerSignals,
+    answerable,
+    caution,
+    verdict,
+)
 from app.library.chunking import filled_cells
 from app.library.models import Box, TextLine, union_box
 from app.library.store import Store
@@ -137,6 +145,7 @@ def answer_extractively(
     printed: Callable[[int], Collection[str]] | None = None,
     ocr_words: Callable[[int], Collection[str]] | None = None,
     foreign: Sequence[str] = (),
+    embed: Callable[[list[str]], np.ndarray] | None = None,
 ) -> ExtractiveAnswer:
     """Quote the best supporting sentences of the top pages, or abstain. ``known`` are
     the question's terms the library holds at all (``TextSearch.known``). Quotes are
@@ -145,7 +154,10 @@ def answer_extractively(
     judged on the plain weights the abstention model was fitted on. ``foreign`` is the
     equipment no manual of the library mentions (``foreign_equipment``): such a
     question is declined, naming them (after a code its manual lists others like:
-    "E09" is better told as missing from the E01-E10 table)."""
+    "E09" is better told as missing from the E01-E10 table). ``embed`` (the library's
+    embedder) measures how near in meaning the quoted lines that print a value of the
+    asked quantity are to the question (``AnswerSignals.related``): the only embedding an
+    answer does, of at most ``max_quotes`` lines."""
     pages = answer_pages(result, max_pages)
     if printed is not None and pages:
         manuals = {p.document_id for p in pages}
@@ -184,7 +196,7 @@ def answer_extractively(
     chosen = _cover_parts(chosen, scored, salient, result.query.parts, max_quotes)
     evidence_text = " ".join(store.page_text(p.document_id, p.page) or "" for p in pages)
     support = _coverage(evidence_text, weights)
-    signals = answer_signals(result, chosen, support, weights)
+    signals = answer_signals(result, chosen, support, weights, embed)
     probability = answerable(signals)
     decided = verdict(probability, caution(signals))
     if decided == "abstain":
@@ -359,6 +371,7 @@ def answer_from_search(
         printed=search.printed,
         ocr_words=search.ocr_words,
         foreign=foreign,
+        embed=search.embed_lines,
     )
 
 
@@ -406,14 +419,20 @@ def answer_manuals(result: SearchResult) -> set[int]:
 
 
 def answer_signals(
-    result: SearchResult, chosen: list[Evidence], support: float, weights: dict[str, float]
+    result: SearchResult,
+    chosen: list[Evidence],
+    support: float,
+    weights: dict[str, float],
+    embed: Callable[[list[str]], np.ndarray] | None = None,
 ) -> AnswerSignals:
     """What the abstention model weighs (``abstention``)."""
     wanted = set(result.query.quantities)
-    quantity = 0.0
+    quantity, related = 0.0, 1.0
     if wanted:
-        held = any(gives_quantity(f"{u.context} {u.text}", wanted) for u in chosen)
-        quantity = 1.0 if held else -1.0
+        giving = [u for u in chosen if gives_quantity(f"{u.context} {u.text}", wanted)]
+        quantity = 1.0 if giving else -1.0
+        if giving and embed is not None and result.query_vector is not None:
+            related = _closest_line(giving, result.query_vector, embed)
     best = max((_coverage(f"{u.context} {u.text}", weights) for u in chosen), default=0.0)
     rank_score = result.pages[0].score if result.pages else 0.0
     rarest = sorted(weights, key=lambda t: -weights[t])[:SALIENT_TERMS]
@@ -427,8 +446,36 @@ def answer_signals(
     )
     asked = 1.0 - missing / (sum(weights.values()) or 1.0)
     return AnswerSignals(
-        round(support, 4), round(best, 4), quantity, rank_score, salient, round(asked, 4)
+        round(support, 4),
+        round(best, 4),
+        quantity,
+        rank_score,
+        salient,
+        round(asked, 4),
+        round(related, 4),
     )
+
+
+def _closest_line(
+    units: Sequence[Evidence], question: np.ndarray, embed: Callable[[list[str]], np.ndarray]
+) -> float:
+    """The highest cosine between the question and the lines of ``units``, each embedded
+    alone: its text, not its heading (a heading such as "Technical Parameters" is near
+    every question about the equipment, and the line is what says what the value is of).
+    One line at a time, best quote first, until one is ``RELATED_ENOUGH``: a line costs
+    about 25 ms to embed here, and the first is near enough for most questions.
+    """
+    if not np.any(question):
+        return 1.0  # no meaning to compare (the embedder could not run): not measured
+    best = -1.0
+    for unit in units:
+        vector = np.asarray(embed([unit.text]), dtype=np.float32)
+        if vector.ndim != 2 or vector.shape[1] != question.shape[0] or not np.any(vector):
+            return 1.0  # another embedder's vectors, or none: not measured
+        best = max(best, float(vector[0] @ question))
+        if best >= RELATED_ENOUGH:
+            break
+    return best
 
 
 def _select(

@@ -105,6 +105,8 @@ BESIDE_SHARE = 0.4
 WIDESPREAD_MANUALS = 3
 # A table cell of this many words is a sentence, not a column heading (``header_band``).
 HEADING_WORDS = 6
+# Quoted lines whose vectors a search keeps (``TextSearch.embed_lines``).
+LINE_CACHE = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,6 +196,7 @@ class TextSearch:
         # Per (document id, import time): what it prints, kept while it is in the library.
         self._printed: dict[tuple[int, str], frozenset[str]] = {}
         self._ocr_words: dict[tuple[int, str], frozenset[str]] = {}
+        self._line_vectors: dict[str, np.ndarray] = {}  # embed_lines, oldest first
         if store.library_dir is not None:
             use_cache_folder(store.library_dir / "cache" / "units")
         add_vocabulary_views(store.db)
@@ -725,6 +728,21 @@ class TextSearch:
         while len(self._readers) <= reader:
             self._readers.append(open_reader(self.store.path))
         return self._in_thread(fn, self._readers[reader], *args)
+
+    def embed_lines(self, texts: Sequence[str]) -> np.ndarray:
+        """Vectors of a few short texts (quoted lines), each embedded once while this
+        search lives: an agent's later searches for one question quote many of the same
+        lines (136 line embeddings over the development sets' 184 questions, 75 of them
+        different). The ``LINE_CACHE`` most recent are kept."""
+        missing = list(dict.fromkeys(t for t in texts if t not in self._line_vectors))
+        fresh = dict(zip(missing, self.embedder.embed(missing), strict=True)) if missing else {}
+        out = np.asarray(
+            [fresh[t] if t in fresh else self._line_vectors[t] for t in texts], dtype=np.float32
+        )
+        self._line_vectors.update(fresh)
+        while len(self._line_vectors) > LINE_CACHE:
+            del self._line_vectors[next(iter(self._line_vectors))]
+        return out
 
     def close(self) -> None:
         """Close the second connection and its thread (the store is the caller's)."""

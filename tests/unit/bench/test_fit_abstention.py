@@ -105,3 +105,43 @@ def test_the_least_sure_fifth_of_the_answerable_questions_are_hedged() -> None:
     h = caution_threshold(samples, w, share=0.2)
     p = probabilities(samples, w)[:10]
     assert (p < h).sum() == 2  # the two least sure of ten
+
+
+def test_a_quoted_value_in_a_line_far_from_the_question_counts_as_none() -> None:
+    from fit_abstention import at_related
+
+    quantity = SIGNALS.index("quantity")
+    raw = np.zeros((3, len(SIGNALS) + 1))  # three quote sets, ``related`` last
+    raw[:, quantity] = (1.0, 1.0, -1.0)
+    raw[:, -1] = (0.1, 0.4, 1.0)
+    got = at_related(Sample("c", "q", raw, True), 0.2).runs
+    assert got.shape == (3, len(SIGNALS))
+    assert got[:, quantity].tolist() == [-1.0, 1.0, -1.0]
+    # "any": every quoted value counts, as before the rule; so do signals collected
+    # before ``related`` was kept.
+    assert at_related(Sample("c", "q", raw, True), None).runs[:, quantity].tolist() == [
+        1.0,
+        1.0,
+        -1.0,
+    ]
+    old = Sample("c", "q", raw[:, : len(SIGNALS)], True)
+    assert at_related(old, 0.2).runs[:, quantity].tolist() == [1.0, 1.0, -1.0]
+
+
+def test_the_related_threshold_ships_the_middle_of_the_range_that_does_best() -> None:
+    from fit_abstention import choose_related
+
+    quantity = SIGNALS.index("quantity")
+
+    def one(corpus: str, answerable: bool, related: float) -> Sample:
+        row = np.zeros((1, len(SIGNALS) + 1))
+        row[0, quantity], row[0, -1] = 1.0, related
+        return Sample(corpus, f"{corpus}{related}", row, answerable)
+
+    # In every corpus the unanswerable question's value line sits at 0.12 and the
+    # answerable ones' at 0.22 or more: 0.15 and 0.20 both decline it and no other.
+    samples = []
+    for corpus in ("a", "b", "c"):
+        samples += [one(corpus, True, r) for r in (0.22, 0.5, 0.6, 0.7, 0.8) * 4]
+        samples.append(one(corpus, False, 0.12))
+    assert choose_related(samples, [quantity], max_false=0.05) == 0.175
