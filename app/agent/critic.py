@@ -160,13 +160,15 @@ def abstention(
     unprinted: Sequence[str] = (),
     unlisted: Sequence[str] = (),
     foreign: Sequence[str] = (),
+    unrelated: Sequence[str] = (),
 ) -> str:
     """The plain "not in the manuals" answer, naming what was searched. With ``named``
     (the manuals of the equipment the question names) and the closest passage in another
     manual, it says so: that passage is about other equipment. ``unprinted`` names the
     quantities asked for that the manual prints no value of anywhere ("torque"),
     ``unlisted`` the codes it lists others of their form but not these ("E09"),
-    ``foreign`` the equipment no manual of the library mentions ("V20")."""
+    ``foreign`` the equipment no manual of the library mentions ("V20"), ``unrelated``
+    the quantities the closest passages give only for other things ("time")."""
     where = ", ".join(dict.fromkeys(titles)) or "the library"
     what = "; ".join(f"“{q}”" for q in dict.fromkeys(queries)) or "the question"
     subject = ", ".join(dict.fromkeys(named))
@@ -178,6 +180,10 @@ def abstention(
     if unlisted:
         codes = " or ".join(dict.fromkeys(unlisted))
         text += f" No page of the manual it is about lists {codes}, though it lists codes like it."
+    if unrelated:
+        names = " or ".join(dict.fromkeys(unrelated))
+        article = "an" if names[:1].lower() in "aeiou" else "a"
+        text += f" The passages closest to it give {article} {names} value only for other things."
     if foreign:
         codes = " or ".join(dict.fromkeys(foreign))
         text += (

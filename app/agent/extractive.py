@@ -27,6 +27,7 @@ from app.agent.abstention import (
     caution,
     verdict,
 )
+from app.agent.abstention_weights import QUANTITY_RELATED
 from app.library.chunking import filled_cells
 from app.library.models import Box, TextLine, union_box
 from app.library.store import Store
@@ -132,6 +133,10 @@ class ExtractiveAnswer:
     # The equipment the question names that no manual of the library mentions, when it
     # names no product of the library ("the Siemens V20"): its manual is not in the library.
     foreign: tuple[str, ...] = ()
+    # The quantities asked for that the quotes print only in lines about other things
+    # ("how long is the warranty?" quoting a button held for 2 seconds), in the
+    # question's words, else the quantity's name ("time").
+    unrelated: tuple[str, ...] = ()
 
 
 def answer_extractively(
@@ -200,7 +205,11 @@ def answer_extractively(
     probability = answerable(signals)
     decided = verdict(probability, caution(signals))
     if decided == "abstain":
-        return _abstain(result, support, signals, probability)
+        declined = _abstain(result, support, signals, probability)
+        if signals.quantity > 0 and signals.related < QUANTITY_RELATED:
+            names = tuple(_quantity_asked(result.query.terms, q) for q in result.query.quantities)
+            declined = replace(declined, unrelated=tuple(dict.fromkeys(names)))
+        return declined
     chosen = _cover_procedures(chosen, scored, salient, result.query.procedures, max_quotes)
     chosen = _with_next(_fill(chosen, scored, max_quotes), units)
     return _compose(chosen, support, signals, probability, hedged=decided == "hedge")

@@ -194,9 +194,15 @@ class AnswerTool(Tool):
             unprinted = best[1].unprinted if best else ()
             unlisted = best[1].unlisted if best else ()
             foreign = best[1].foreign if best else ()
+            unrelated = best[1].unrelated if best else ()
             support = best[1].support if best else 0.0
             event = self.abstain(
-                state, support, unprinted=unprinted, unlisted=unlisted, foreign=foreign
+                state,
+                support,
+                unprinted=unprinted,
+                unlisted=unlisted,
+                foreign=foreign,
+                unrelated=unrelated,
             )
         else:
             run, quotes = best
@@ -290,11 +296,12 @@ class AnswerTool(Tool):
         unprinted: Sequence[str] = (),
         unlisted: Sequence[str] = (),
         foreign: Sequence[str] = (),
+        unrelated: Sequence[str] = (),
     ) -> Answer:
         """The manuals don't say: which manuals and queries were searched, the closest page,
-        the quantities asked for that the manual gives no value of (``unprinted``), the
-        codes it lists others of its form but not (``unlisted``) and those of equipment no
-        manual mentions (``foreign``)."""
+        the quantities asked for that the manual gives no value of (``unprinted``) or only
+        for other things (``unrelated``), the codes it lists others of its form but not
+        (``unlisted``) and those of equipment no manual mentions (``foreign``)."""
         pages = self.pages(state, state.searches[0] if state.searches else None)
         found = state.environment.pages()
         titles = [p.title for p in found[:5]] or state.atlas.titles()
@@ -304,7 +311,9 @@ class AnswerTool(Tool):
         elsewhere = bool(found) and bool(named) and found[0].document_id not in named
         subject = state.atlas.titles(named) if elsewhere else []
         queries = state.searched_queries() or [state.prompt]
-        text = abstention(titles, queries, closest, subject, unprinted, unlisted, foreign)
+        text = abstention(
+            titles, queries, closest, subject, unprinted, unlisted, foreign, unrelated
+        )
         return Answer(text, [], True, pages, round(support, 3), mode)
 
     def pages(self, state: TreeData, primary: SearchRun | None) -> list[PageOut]:

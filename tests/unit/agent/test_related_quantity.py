@@ -91,3 +91,12 @@ def test_a_search_embeds_each_quoted_line_once() -> None:
     again = TextSearch.embed_lines(search, [BOOST, WARRANTY, BOOST])  # type: ignore[arg-type]
     assert embed.asked == [WARRANTY, BOOST]
     assert np.array_equal(again[1], first[0]) and np.array_equal(again[0], first[1])
+
+
+def test_the_decline_says_the_values_quoted_were_of_other_things() -> None:
+    from app.agent.critic import abstention
+
+    text = abstention(["Display"], [QUESTION], "Display p.7", unrelated=["time"])
+    assert text.startswith("The manuals don't say.")
+    assert "give a time value only for other things" in text
+    assert "The closest passage was Display p.7" in text
