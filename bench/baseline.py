@@ -44,6 +44,13 @@ class BaselinePage:
     score: float
 
 
+@dataclass(frozen=True, slots=True)
+class BaselineLists:
+    bm25: np.ndarray  # per page
+    cosine: np.ndarray  # per page: its best chunk's, -1 with none
+    fused: dict[int, float]  # page index -> RRF score, pages in either list only
+
+
 class NaiveBaseline:
     """BM25 over pages + MiniLM over 800-character chunks, fused by RRF (k=60)."""
 
@@ -65,6 +72,14 @@ class NaiveBaseline:
         self.vectors = embedder.embed(chunks) if chunks else np.zeros((0, embedder.dim))
 
     def search(self, question: str, k: int = 10) -> list[BaselinePage]:
+        lists = self.lists(question)
+        fused = lists.fused
+        order = sorted(fused, key=lambda i: -fused[i])[:k]
+        return [BaselinePage(*self.keys[i], round(fused[i], 6)) for i in order]
+
+    def lists(self, question: str) -> BaselineLists:
+        """Every page's BM25 score and best chunk cosine, and the RRF fusion of their
+        rankings (indices into ``keys``)."""
         lexical = self.bm25.get_scores(_tokens(question))
         best_dense = np.full(len(self.keys), -1.0)
         if len(self.vectors):
@@ -74,8 +89,7 @@ class NaiveBaseline:
         for ranking in (_ranking(lexical), _ranking(best_dense)):
             for rank, index in enumerate(ranking):
                 fused[index] = fused.get(index, 0.0) + 1.0 / (RRF_K + rank + 1)
-        order = sorted(fused, key=lambda i: -fused[i])[:k]
-        return [BaselinePage(*self.keys[i], round(fused[i], 6)) for i in order]
+        return BaselineLists(np.asarray(lexical), best_dense, fused)
 
 
 def _ranking(scores: Sequence[float] | np.ndarray, depth: int = 100) -> list[int]:

@@ -53,7 +53,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from baseline import RRF_K, NaiveBaseline, _ranking, _tokens  # noqa: E402
+from baseline import NaiveBaseline, _ranking  # noqa: E402
 from cross_corpus import DEFAULT_SETS, FIT_SETS, BenchSet, cached, open_library  # noqa: E402
 
 from app.bench.dataset import load_dataset  # noqa: E402
@@ -129,21 +129,13 @@ CANDIDATE_FEATURES: dict[str, Callable[..., np.ndarray]] = {
 
 
 def _baseline_figures(
-    naive: Any, question: str, keys: Sequence[tuple[str, int]]
+    naive: NaiveBaseline, question: str, keys: Sequence[tuple[str, int]]
 ) -> dict[str, np.ndarray]:
-    """Each candidate page's place in the naive baseline's lists, as ``baseline.py`` ranks."""
-    lexical = naive.bm25.get_scores(_tokens(question))
-    best = np.full(len(naive.keys), -1.0)
-    np.maximum.at(
-        best, np.asarray(naive.chunk_page), naive.vectors @ naive.embedder.embed([question])[0]
-    )
-    by_bm25 = {i: r for r, i in enumerate(_ranking(lexical))}
-    by_dense = {i: r for r, i in enumerate(_ranking(best))}
-    fused: dict[int, float] = {}
-    for ranks in (by_bm25, by_dense):
-        for i, r in ranks.items():
-            fused[i] = fused.get(i, 0.0) + 1.0 / (RRF_K + r + 1)
-    by_fused = {i: r for r, i in enumerate(sorted(fused, key=lambda i: -fused[i]))}
+    """Each candidate page's place in the naive baseline's lists (``NaiveBaseline.lists``)."""
+    lists = naive.lists(question)
+    by_bm25 = {i: r for r, i in enumerate(_ranking(lists.bm25))}
+    by_dense = {i: r for r, i in enumerate(_ranking(lists.cosine))}
+    by_fused = {i: r for r, i in enumerate(sorted(lists.fused, key=lambda i: -lists.fused[i]))}
     where = {key: i for i, key in enumerate(naive.keys)}
     index = [where.get(key, -1) for key in keys]
 
@@ -154,7 +146,7 @@ def _baseline_figures(
         "rrf": reciprocal(by_fused),
         "dense": reciprocal(by_dense),
         "bm25": reciprocal(by_bm25),
-        "cosine": np.asarray([best[i] if i >= 0 else -1.0 for i in index]),
+        "cosine": np.asarray([lists.cosine[i] if i >= 0 else -1.0 for i in index]),
     }
 
 
