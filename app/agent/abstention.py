@@ -81,11 +81,16 @@ class AnswerSignals:
     # asked quantity (1.0 when not measured: no quantity asked, none quoted, no embedder).
     related: float = 1.0
 
-    def as_tuple(self, related_at: float | None = None) -> tuple[float, ...]:
-        """The models' inputs (``SIGNALS``): a quantity quoted only in lines under
-        ``related_at`` (default ``QUANTITY_RELATED``) of the question counts as not given."""
+    def unrelated(self, related_at: float | None = None) -> bool:
+        """Whether the quotes print the asked quantity only in lines under ``related_at``
+        (default ``QUANTITY_RELATED``) of the question: values of something else."""
         at = QUANTITY_RELATED if related_at is None else related_at
-        quantity = -1.0 if self.quantity > 0 and self.related < at else self.quantity
+        return self.quantity > 0 and self.related < at
+
+    def as_tuple(self, related_at: float | None = None) -> tuple[float, ...]:
+        """The models' inputs (``SIGNALS``): a quantity quoted only in lines about other
+        things (``unrelated``) counts as not given."""
+        quantity = -1.0 if self.unrelated(related_at) else self.quantity
         return (self.support, self.best, quantity, self.rank_score, self.salient, self.asked)
 
     def raw(self) -> tuple[float, ...]:

@@ -27,7 +27,6 @@ from app.agent.abstention import (
     caution,
     verdict,
 )
-from app.agent.abstention_weights import QUANTITY_RELATED
 from app.library.chunking import filled_cells
 from app.library.models import Box, TextLine, union_box
 from app.library.store import Store
@@ -206,7 +205,7 @@ def answer_extractively(
     decided = verdict(probability, caution(signals))
     if decided == "abstain":
         declined = _abstain(result, support, signals, probability)
-        if signals.quantity > 0 and signals.related < QUANTITY_RELATED:
+        if signals.unrelated():
             names = tuple(_quantity_asked(result.query.terms, q) for q in result.query.quantities)
             declined = replace(declined, unrelated=tuple(dict.fromkeys(names)))
         return declined
