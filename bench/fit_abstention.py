@@ -280,33 +280,26 @@ def choose_related(raw: Sequence[Sample], used: Sequence[int], max_false: float)
     candidates that do equally well leave a range of cosines between the lines of the
     questions they decline and those they answer: the middle of it ships, as far as the
     data allows from either side ("any" when it is among them: no rule is simpler). Every
-    candidate's figures are printed, and then the choice made on all corpora but one,
-    judged on that one."""
+    candidate's figures are printed, then the choice made on all corpora but one, judged
+    on that one, and the closest quoted lines nearest the threshold."""
 
-    def scored(samples: Sequence[Sample]) -> list[tuple[tuple[bool, int], float | None]]:
+    def left_out(samples: Sequence[Sample]) -> list[tuple[float | None, LeftOut]]:
         return [
-            (
-                _related_key(
-                    leave_one_out([_only(at_related(s, r), used) for s in samples], max_false),
-                    max_false,
-                ),
-                r,
-            )
+            (r, leave_one_out([_only(at_related(s, r), used) for s in samples], max_false))
             for r in RELATED_GRID
         ]
 
-    def best(samples: Sequence[Sample]) -> float | None:
-        table = scored(samples)
-        top = max(key for key, _ in table)
-        tied = [r for key, r in table if key == top]
+    def best(table: list[tuple[float | None, LeftOut]]) -> float | None:
+        top = max(_related_key(out, max_false) for _, out in table)
+        tied = [r for r, out in table if _related_key(out, max_false) == top]
         return None if None in tied else float(np.mean([r for r in tied if r is not None]))
 
     def label(r: float | None) -> str:
         return "any" if r is None else f"{r:.3f}"
 
+    table = left_out(raw)
     print("a quoted value counts in a line this near the question (cosine), left out in turn:")
-    for r in RELATED_GRID:
-        out = leave_one_out([_only(at_related(s, r), used) for s in raw], max_false)
+    for r, out in table:
         print(
             f"  {label(r):>5}: {out.declined}/{out.unanswerable} declined, {out.false} false"
             f" (worst corpus {out.worst_false_share:.0%})"
@@ -316,7 +309,7 @@ def choose_related(raw: Sequence[Sample], used: Sequence[int], max_false: float)
         test = [s for s in raw if s.corpus == corpus]
         if len({s.corpus for s in train}) < 2:
             continue
-        r = best(train)
+        r = best(left_out(train))
         fitted = [_only(at_related(s, r), used) for s in train]
         w = fit(fitted, steps=1500)
         judged = [_only(at_related(s, r), used) for s in test]
@@ -325,10 +318,30 @@ def choose_related(raw: Sequence[Sample], used: Sequence[int], max_false: float)
             f"  chosen on the others {label(r)}, on {corpus}: {f['declined_right']}/"
             f"{f['unanswerable']} declined, {f['false']}/{f['answerable']} false"
         )
-    chosen = best(raw)
+    chosen = best(table)
     print(f"  chosen on all: {label(chosen)} (ships now: {QUANTITY_RELATED:.3f})")
+    print("  closest quoted line printing the asked quantity, best of each question's searches:")
+    print("    " + ", ".join(f"{q} {v:.2f}" for q, v in closest_lines(raw)))
     print()
     return chosen
+
+
+def closest_lines(raw: Sequence[Sample], lowest: int = 4) -> list[tuple[str, float]]:
+    """The ``lowest`` answerable questions by their closest quoted line that prints the
+    asked quantity (their best search's), and every unanswerable one under the highest of
+    those: where a threshold falls between the two kinds."""
+    closest = {}
+    for s in raw:
+        runs = s.runs[s.runs[:, _QUANTITY] > 0] if s.runs.shape[1] > len(SIGNALS) else []
+        if len(runs):
+            label = s.question + ("" if s.answerable else " (unanswerable)")
+            closest[label] = (float(runs[:, -1].max()), s.answerable)
+    answerable = sorted(v for v, ok in closest.values() if ok)[:lowest]
+    limit = answerable[-1] if answerable else 1.0
+    return sorted(
+        ((q, v) for q, (v, ok) in closest.items() if (ok and v in answerable) or v <= limit),
+        key=lambda qv: qv[1],
+    )
 
 
 def caution_threshold(

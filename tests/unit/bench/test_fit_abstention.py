@@ -145,3 +145,25 @@ def test_the_related_threshold_ships_the_middle_of_the_range_that_does_best() ->
         samples += [one(corpus, True, r) for r in (0.22, 0.5, 0.6, 0.7, 0.8) * 4]
         samples.append(one(corpus, False, 0.12))
     assert choose_related(samples, [quantity], max_false=0.05) == 0.175
+
+
+def test_the_closest_lines_listed_are_where_a_threshold_falls() -> None:
+    from fit_abstention import closest_lines
+
+    quantity = SIGNALS.index("quantity")
+
+    def one(name: str, answerable: bool, *related: float) -> Sample:
+        rows = np.zeros((len(related), len(SIGNALS) + 1))
+        rows[:, quantity], rows[:, -1] = 1.0, related
+        return Sample("c", name, rows, answerable)
+
+    samples = [one("a1", True, 0.1, 0.5), one("a2", True, 0.3), one("a3", True, 0.9)]
+    samples += [one("u1", False, 0.2), one("u2", False, 0.6)]
+    samples.append(Sample("c", "none", np.zeros((0, len(SIGNALS) + 1)), True))
+    # Each question's best search counts; unanswerables above the lowest answerable
+    # ones listed are left out.
+    assert closest_lines(samples, lowest=2) == [
+        ("u1 (unanswerable)", 0.2),
+        ("a2", 0.3),
+        ("a1", 0.5),
+    ]
