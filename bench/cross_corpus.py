@@ -1,7 +1,7 @@
 """Lantern beside the naive baseline on every development corpus, in one run.
 
     .venv/bin/python bench/cross_corpus.py [--cache DIR] [--out FILE]
-        [--lower | --codes | --spelling british|american]
+        [--lower | --codes | --spelling british|american] [--together]
 
 Each corpus is imported into a library of its own (a temporary one, or ``--cache DIR/<name>``
 kept between runs: importing again skips manuals already there by hash, so only the first
@@ -24,7 +24,10 @@ README says. With ``--lower`` every question is asked as typed on a phone: in lo
 without its question marks and commas (``lowered``); with ``--codes``, with its codes
 written another way (``respelled``: "BOGP-3" as "BOGP3", "DYN2" as "DYN-2"); with
 ``--spelling british`` (or ``american``), with its words spelled as in British (American)
-English (``in_spelling``: "color" as "colour", "analog" as "analogue").
+English (``in_spelling``: "color" as "colour", "analog" as "analogue"). With ``--together``
+every set's manuals go into one library (``--cache DIR/together``), as on the van of a
+technician of several trades, and each set's questions are asked there: the right manual
+must be found among all of them, and what is generic is read off all of them.
 """
 
 from __future__ import annotations
@@ -80,6 +83,8 @@ DEFAULT_SETS = (
 TEST_ONLY = ("trades-heldout", "alarm-other", "trades-other")
 FIT_SETS = tuple(s for s in DEFAULT_SETS if s.partition("=")[0] not in TEST_ONLY)
 SKIP_NAMES = ("_NOTEXT",)
+# The cache folder of the one library ``--together`` imports every set's manuals into.
+TOGETHER = "together"
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,22 +108,24 @@ def corpus_pdfs(corpus: Path) -> list[Path]:
     )
 
 
-def open_library(corpus: Path, cache: Path | None) -> tuple[Any, Any]:
-    """The corpus's library (imported now, or topped up from the cache) and settings."""
+def open_library(
+    corpus: Path | Sequence[Path], cache: Path | None, name: str | None = None
+) -> tuple[Any, Any]:
+    """The corpus's library (imported now, or topped up from the cache) and settings. Given
+    several corpora, one library holds them all (``--together``), kept as ``name``."""
     from app.config import load_settings
     from app.library.importer import Importer
     from app.library.library import Library
     from app.retrieval import line_index
 
-    folder = (
-        cache / corpus.resolve().name
-        if cache
-        else Path(tempfile.mkdtemp(prefix=f"lantern-{corpus.name}-"))
-    )
+    corpora = [corpus] if isinstance(corpus, Path) else list(corpus)
+    name = name or corpora[0].resolve().name
+    folder = cache / name if cache else Path(tempfile.mkdtemp(prefix=f"lantern-{name}-"))
     settings = load_settings(library_dir=folder, llm="none", colqwen="", vlm="")
     library = Library.open(folder)
     started = time.perf_counter()
-    for event in Importer(library, settings).import_paths(corpus_pdfs(corpus)):
+    pdfs = [pdf for each in corpora for pdf in corpus_pdfs(each)]
+    for event in Importer(library, settings).import_paths(pdfs):
         status = getattr(event, "status", None)
         if status is not None:
             print(f"  {Path(event.path).name}: {status} {event.reason}".rstrip(), file=sys.stderr)
@@ -308,6 +315,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="write every record and summary as JSON")
     parser.add_argument("--no-baseline", action="store_true")
     parser.add_argument(
+        "--together",
+        action="store_true",
+        help="import every set's manuals into one library, as a van's library of several trades",
+    )
+    parser.add_argument(
         "--lower", action="store_true", help="ask every question typed in lower case"
     )
     parser.add_argument(
@@ -321,6 +333,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     sets = [BenchSet.parse(s) for s in (args.sets or DEFAULT_SETS)]
     libraries: dict[Path, tuple[Any, Any]] = {}
+    if args.together:
+        corpora = list(dict.fromkeys(s.corpus for s in sets if s.corpus.is_dir()))
+        print(f"== one library of {len(corpora)} corpora", file=sys.stderr)
+        shared = open_library(corpora, args.cache, TOGETHER)
+        libraries = dict.fromkeys(corpora, shared)
     report: dict[str, Any] = {}
     tables = []
     for bench_set in sets:
@@ -352,7 +369,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.out.parent.mkdir(parents=True, exist_ok=True)
             args.out.write_text(json.dumps(report, indent=1, ensure_ascii=False), "utf-8")
     print_overall(report)
-    for library, _ in libraries.values():
+    for library, _ in {id(lib): lib for lib in libraries.values()}.values():
         library.close()
     return 0
 
