@@ -41,6 +41,17 @@ def documents_matching(db: apsw.Connection, match: str) -> int:
     return int(row[0]) if row else 0
 
 
+def pages_per_document(db: apsw.Connection, match: str) -> dict[int, int]:
+    """How many pages of each document match the FTS5 query ``match`` (documents with
+    none left out)."""
+    rows = db.execute(
+        "SELECT p.document_id, count(*) FROM pages_fts f JOIN pages p ON p.id = f.rowid"
+        " WHERE pages_fts MATCH ? GROUP BY p.document_id",
+        (match,),
+    )
+    return {int(doc_id): int(count) for doc_id, count in rows}
+
+
 def chunk_texts_matching(db: apsw.Connection, match: str, limit: int) -> list[Any]:
     """(text,) rows of up to ``limit`` chunks matching ``match``."""
     return list(

@@ -184,18 +184,28 @@ def content_terms(text: str) -> list[str]:
     return list(seen.values())
 
 
+# A word of a product's name ("Hybrid", "EVB", "685") names it in a question when its
+# manual holds at least this share of the library's pages that print the word. A library of
+# one trade may have no other manual that prints it at all; a van's library of several
+# trades has manuals that print any word now and then ("a hybrid control panel" in another
+# maker's manual), while the product's own manual prints its name on page after page.
+NAME_SHARE = 0.75
+
+
 def product_names(
-    documents: Sequence[DocumentInfo], doc_count: Callable[[str], int] | None = None
+    documents: Sequence[DocumentInfo],
+    pages_with: Callable[[str], Mapping[int, int]] | None = None,
 ) -> dict[int, frozenset[str]]:
     """The words and phrases that name each document's product in a question.
 
     The whole product name always does, and so does its model code (``hsgw-max8``). A
     single word of the name (a maker, a series, a model number such as "685" or an
     acronym such as "EVB") does only when it is distinctive: three characters or more, not
-    part of another manual's product name, and found in the text of at most one manual
-    (``doc_count``). That is what makes a word generic ("series", "unit"): other manuals
-    print it too. Without ``doc_count`` no single word names a
-    product, since nothing can tell which are generic.
+    part of another manual's product name, and printed mostly by its own manual: at least
+    ``NAME_SHARE`` of the pages that print it are its manual's (``pages_with``: each
+    manual's pages that print a word). That is what makes a word generic ("series",
+    "unit"): other manuals print it as much. Without ``pages_with`` no single word names
+    a product, since nothing can tell which are generic.
     """
     parts_of: dict[int, set[str]] = {}
     names: dict[int, set[str]] = {}
@@ -211,12 +221,14 @@ def product_names(
             for p in set(re.split(r"[\s/]+", product)) | set(re.split(r"[\s/-]+", product))
             if len(p) >= 3 and p not in STOPWORDS
         }
-    if doc_count is None:
+    if pages_with is None:
         return {doc_id: frozenset(n for n in found if n) for doc_id, found in names.items()}
     for doc_id, parts in parts_of.items():
         others = set().union(*(v for k, v in parts_of.items() if k != doc_id))
         for part in parts - others:
-            if doc_count(part) <= 1:
+            pages = pages_with(part)
+            total = sum(pages.values())
+            if not total or pages.get(doc_id, 0) >= NAME_SHARE * total:
                 names[doc_id].add(part)
     return {doc_id: frozenset(n for n in found if n) for doc_id, found in names.items()}
 

@@ -38,6 +38,7 @@ from app.library.text_queries import (
     page_term_counts,
     page_term_documents,
     page_vocabulary,
+    pages_per_document,
 )
 from app.library.textquality import lexicon_knows
 from app.library.vector_rows import database_version
@@ -351,10 +352,11 @@ class TextSearch:
 
     def product_names(self, documents: Sequence[DocumentInfo]) -> dict[int, frozenset[str]]:
         """Each document's product names (``query.product_names``), a word of a name
-        counting only when no other manual's text holds it; kept until the documents change."""
+        counting only when its manual holds most of the pages that print it; kept until
+        the documents change."""
         key = tuple((d.id, d.profile.product) for d in documents)
         if self._names is None or self._names[0] != key:
-            self._names = (key, product_names(documents, self._documents_with))
+            self._names = (key, product_names(documents, self._manual_pages_with))
         return self._names[1]
 
     def printed(self, doc_id: int) -> frozenset[str]:
@@ -449,10 +451,12 @@ class TextSearch:
             cache[key] = read()
         return cache[key]
 
-    def _documents_with(self, word: str) -> int:
+    def _manual_pages_with(self, word: str) -> dict[int, int]:
+        """How many pages of each manual print a word (none for a word the index cannot
+        be asked for)."""
         if not word.replace("-", "").isalnum():
-            return 0
-        return documents_matching(self.store.db, '"' + word.replace("-", " ") + '"')
+            return {}
+        return pages_per_document(self.store.db, '"' + word.replace("-", " ") + '"')
 
     def _places(self, ids: Sequence[int]) -> dict[int, tuple[int, int]]:
         """(document id, page) of each of some chunks: a large library's from the

@@ -33,9 +33,9 @@ def searched(state: TreeData, choice: Choice, agent: Tree, confidence: float) ->
 
 
 def walk(agent: Tree, question: str, confidence: float) -> list[Choice]:
-    # The library's document frequencies say which name words are distinctive; here every
-    # word of a product name is printed in its own manual only.
-    atlas = build_atlas(DOCS, product_names(DOCS, doc_count=lambda word: 1))
+    # The library's pages say which name words are distinctive; here no page prints a word
+    # of a product name, so each names its product.
+    atlas = build_atlas(DOCS, product_names(DOCS, pages_with=lambda word: {}))
     state, rules, choices = TreeData(question, atlas), RulePolicy(), []
     tools = {t.name: t for t in agent.tools if t.name in ("text_search", "answer")}
     while not choices or choices[-1].tool != "answer":

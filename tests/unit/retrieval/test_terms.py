@@ -8,7 +8,15 @@ from collections.abc import Callable
 from itertools import pairwise
 
 from app.library.models import DocumentInfo, ManualProfile, StoredChunk, TextLine
-from app.retrieval.query import analyse, fts_query, part_stems, product_names, stem, tokenize
+from app.retrieval.query import (
+    NAME_SHARE,
+    analyse,
+    fts_query,
+    part_stems,
+    product_names,
+    stem,
+    tokenize,
+)
 from app.retrieval.terms import (
     OcrVocabulary,
     TermFilter,
@@ -99,18 +107,34 @@ DOCS = [
 ]
 
 
+def _printed(pages: dict[str, dict[int, int]]):
+    """``pages_with`` over a table of each word's pages per manual (a word not in it is
+    printed on five pages of manual 1, 2 or 3 alike, which is not named there)."""
+    return lambda word: pages.get(word, {1: 5, 2: 5, 3: 5})
+
+
 def test_generic_words_of_a_product_name_name_no_product() -> None:
-    """What is generic is read off the library: a word two manuals print names neither."""
-    printed_by = {"alarm": 2, "security": 2, "system": 3, "digital": 2}
-    names = product_names(DOCS, doc_count=lambda word: printed_by.get(word, 1))
+    """What is generic is read off the library: a word other manuals print as much as
+    its own manual names none."""
+    pages = {
+        "hybrid": {1: 20},
+        "bogp": {2: 3},
+        "ademco": {3: 26},
+        "685": {3: 49},
+        "alarm": {1: 25, 3: 44},
+        "security": {1: 14, 3: 11},
+        "system": {1: 26, 2: 29, 3: 27},
+        "digital": {3: 12, 1: 6},
+    }
+    names = product_names(DOCS, pages_with=_printed(pages))
     assert names[1] == {"hybrid security alarm system", "hybrid"}
     assert names[2] == {"bogp-3", "bogp"}
     # A model number or an acronym of three characters names its product too ("the 685",
-    # "the EVB") while no other manual prints it.
+    # "the EVB") while its manual prints it most.
     assert names[3] == {"ademco 685 digital alarm", "ademco", "685"}
     assert analyse("Which jumper does the 685 need?", DOCS, names).products == (3,)
-    printed_by["685"] = 2
-    names = product_names(DOCS, doc_count=lambda word: printed_by.get(word, 1))
+    pages["685"] = {3: 49, 1: 40}
+    names = product_names(DOCS, pages_with=_printed(pages))
     assert "685" not in names[3]
     assert analyse("How do I silence the alarm siren?", DOCS, names).products == ()
     assert analyse("What is the system security code?", DOCS, names).products == ()
@@ -124,10 +148,30 @@ def test_without_the_library_only_whole_names_and_model_codes_name_a_product() -
     assert names[2] == {"bogp-3"}
 
 
-def test_a_name_word_other_manuals_print_is_not_distinctive() -> None:
-    names = product_names(DOCS, doc_count=lambda w: 3 if w == "hybrid" else 1)
+def test_a_name_word_other_manuals_print_as_much_is_not_distinctive() -> None:
+    names = product_names(DOCS, pages_with=_printed({"hybrid": {1: 5, 2: 4, 3: 3}}))
     assert "hybrid" not in names[1]
+    assert "ademco" not in names[3], "printed as much by every manual"
+    names = product_names(DOCS, pages_with=_printed({"ademco": {3: 26}}))
     assert "ademco" in names[3]
+
+
+def test_a_name_word_another_manual_prints_now_and_then_still_names_its_product() -> None:
+    """In a van's library of several trades, another maker's manual mentions "a hybrid
+    control panel" on a few pages; the VESTA Hybrid's manual prints "Hybrid" on page after
+    page, and "the Hybrid" still means it (``NAME_SHARE`` of the pages that print it)."""
+    share = {"hybrid": {1: 22, 2: 3, 3: 2}}
+    names = product_names(DOCS, pages_with=_printed(share))
+    assert "hybrid" in names[1]
+    assert analyse("On the Hybrid, what does AUX supply?", DOCS, names).products == (1,)
+    # Printed as often elsewhere, the word says nothing of which manual is meant.
+    share["hybrid"] = {1: 22, 2: 9, 3: 9}
+    assert NAME_SHARE > 22 / 40
+    names = product_names(DOCS, pages_with=_printed(share))
+    assert "hybrid" not in names[1]
+    # A word of the name no page prints (a product read off the file name) still names it.
+    names = product_names(DOCS, pages_with=_printed({"bogp": {}}))
+    assert "bogp" in names[2]
 
 
 def test_term_filter_passes_every_line_the_exact_test_would_match() -> None:
