@@ -88,6 +88,8 @@ from app.retrieval.units import (
 from app.retrieval.vectors import Hit, VectorIndex
 
 _T = TypeVar("_T")
+# A word that may be two run together ("microSD"): letters only, five or more.
+_SPLITTABLE = re.compile(r"\b[A-Za-z]{5,}\b")
 
 
 def _written_as(word: str, phrase: str) -> str:
@@ -539,12 +541,42 @@ class TextSearch:
     def corrections(self, text: str) -> dict[str, str]:
         """The words of ``text`` no manual prints that are one slip of typing from a word
         the manuals print, each with that word (``spelling.corrections``), or that the
-        manuals spell the British or American way instead (``dialect_spellings``), and its
-        codes no manual prints as written but one prints another way (``code_spellings``)."""
+        manuals spell the British or American way instead (``dialect_spellings``), its
+        codes no manual prints as written but one prints another way (``code_spellings``),
+        and its words that a manual prints as two (``split_spellings``)."""
         fixes = corrections(
             text, index_term, self._held, self._spelling, self._surface, lexicon_knows
         )
-        return {**fixes, **self.dialect_spellings(text), **self.code_spellings(text)}
+        return {
+            **self.split_spellings(text),
+            **fixes,
+            **self.dialect_spellings(text),
+            **self.code_spellings(text),
+        }
+
+    def split_spellings(self, text: str) -> dict[str, str]:
+        """The words of ``text`` that no manual prints and English does not know, each,
+        lower-cased, with the two English words a manual prints side by side that it is
+        made of: "microSD" -> "micro sd" when the board's manual prints "micro SD card". Of
+        several ways to split a word, the one most manuals print (then the first). A word
+        English knows ("sometimes") is left as written: a page printing "some times" says
+        nothing of it; so is one whose parts are no words ("pressur ised", as a scan may
+        print a word OCR split)."""
+        out: dict[str, str] = {}
+        for word in dict.fromkeys(_SPLITTABLE.findall(text)):
+            low = word.lower()
+            if low in out or self._held(low) or lexicon_knows(low):
+                continue
+            printed = [
+                f"{low[:i]} {low[i:]}"
+                for i in range(2, len(low) - 1)
+                if lexicon_knows(low[:i])
+                and lexicon_knows(low[i:])
+                and self._phrase_printed(f"{low[:i]} {low[i:]}")
+            ]
+            if printed:
+                out[low] = max(printed, key=lambda phrase: self._phrase_manuals[phrase])
+        return out
 
     def dialect_spellings(self, text: str) -> dict[str, str]:
         """The words of ``text`` no manual prints, each, lower-cased, with its British or
