@@ -36,7 +36,10 @@ def _dataset(path: Path, document: str, question: str) -> Path:
 
 
 @pytest.fixture
-def sets(tmp_path: Path) -> list[str]:
+def sets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Two corpora and a question over each, imported without OCR or MiniLM."""
+    monkeypatch.setenv("LANTERN_EMBEDDER", "hashing")
+    monkeypatch.setenv("LANTERN_OCR_ENGINE", "none")
     pumps = _corpus(
         tmp_path / "pumps",
         {
@@ -54,10 +57,8 @@ def sets(tmp_path: Path) -> list[str]:
 
 
 def test_together_imports_every_set_s_manuals_into_one_library(
-    sets: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    sets: list[str], tmp_path: Path
 ) -> None:
-    monkeypatch.setenv("LANTERN_EMBEDDER", "hashing")
-    monkeypatch.setenv("LANTERN_OCR_ENGINE", "none")
     out = tmp_path / "out.json"
     cache = tmp_path / "cache"
     argv = ["--together", "--no-baseline", "--cache", str(cache), "--out", str(out)]
@@ -78,10 +79,8 @@ def test_together_imports_every_set_s_manuals_into_one_library(
 
 
 def test_without_together_each_corpus_has_a_library_of_its_own(
-    sets: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    sets: list[str], tmp_path: Path
 ) -> None:
-    monkeypatch.setenv("LANTERN_EMBEDDER", "hashing")
-    monkeypatch.setenv("LANTERN_OCR_ENGINE", "none")
     cache = tmp_path / "cache"
     argv = ["--no-baseline", "--cache", str(cache), "--set", sets[0], "--set", sets[1]]
     assert cross_corpus.main(argv) == 0
