@@ -383,6 +383,27 @@ def answer_from_search(
     )
 
 
+def best_lines(
+    result: SearchResult, search: TextSearch, store: Store, pages: Sequence[PageHit]
+) -> dict[tuple[int, int], float]:
+    """The score of the best line or table row of each of ``pages`` as a quote for the
+    question (``_score``, as ``answer_from_search`` weighs its terms, less its page's
+    rank): what the page's best passage holds of the question, with its heading, its
+    chunk's meaning, the codes it prints, the row about what is named or asked, the value
+    of the asked quantity. A page's rank says how it reads as a whole; this, how its one
+    best line answers. (``LibrarySearch`` orders the first pages by both.)"""
+    terms = result.query.terms
+    weights = answer_weights(result, search._idf(terms), search.known(terms))
+    burst = {t: search.burstiness(t) for t in terms}
+    salient = {t: w * burst.get(t, 1.0) for t, w in weights.items()}
+    units = [u for hit in pages for u in _units(store, hit, 0)]
+    best: dict[tuple[int, int], float] = {}
+    for unit in _score(units, result, store, salient):
+        key = (unit.page_hit.document_id, unit.page_hit.page)
+        best.setdefault(key, unit.score)  # scored best first
+    return best
+
+
 def foreign_in(question: str, search: TextSearch) -> tuple[str, ...]:
     """``foreign_equipment`` of a question as the technician wrote it."""
     return foreign_in_query(search.analyse(question), search)

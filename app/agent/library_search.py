@@ -14,16 +14,18 @@ also let it act before the re-rank cut.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from app.agent.degraded import FullTextFallback
+from app.agent.extractive import best_lines
 from app.library.embedding import Embedder
 from app.library.models import DocumentInfo
 from app.library.revisions import current_ids, revision_prior
 from app.library.store import Store
-from app.retrieval.text import SearchResult
+from app.retrieval.text import PageHit, SearchResult
 
 
 class LibrarySearch(FullTextFallback):
@@ -40,7 +42,7 @@ class LibrarySearch(FullTextFallback):
     def search(
         self, text: str, k: int = 10, documents: Sequence[int] | None = None
     ) -> SearchResult:
-        return self._with_context(self._search(text, k, documents))
+        return self._by_lines(self._with_context(self._search(text, k, documents)))
 
     def _search(self, text: str, k: int, documents: Sequence[int] | None) -> SearchResult:
         if self.all_revisions:
@@ -65,6 +67,63 @@ class LibrarySearch(FullTextFallback):
         return _weighted(
             result, lambda p: CONTEXT_PAGE_WEIGHT if (p.document_id, p.page) in context else 1.0
         )
+
+    def _by_lines(self, result: SearchResult) -> SearchResult:
+        """The result with its first pages ordered by their best lines too (``by_lines``)."""
+        head = line_pages(result.pages)
+        if len(head) < 2 or LINE_WEIGHT == 0.0:
+            return result
+        started = time.perf_counter()
+        lines = best_lines(result, self, self.store, head)
+        timings = {**result.timings, "lines": time.perf_counter() - started}
+        pages = by_lines(result.pages, lines)
+        if pages == result.pages:
+            return replace(result, timings=timings)
+        return replace(result, pages=pages, confidence=pages[0].confidence, timings=timings)
+
+
+LINE_PAGES = 3
+"""How many of a search's first pages are ordered by their best line too: the pages an
+answer quotes from (``extractive.answer_pages``)."""
+LINE_WEIGHT = 1.0
+"""The weight of a page's best line beside its ranker score, chosen by leaving one corpus
+out (``bench/fit_lines.py``)."""
+
+
+def line_pages(pages: Sequence[PageHit]) -> list[PageHit]:
+    """The pages ``by_lines`` orders: those of the first page's manual among the first
+    ``LINE_PAGES``."""
+    head = pages[:LINE_PAGES]
+    return [p for p in head if p.document_id == head[0].document_id] if head else []
+
+
+def by_lines(
+    pages: Sequence[PageHit],
+    lines: Mapping[tuple[int, int], float],
+    weight: float | None = None,
+) -> tuple[PageHit, ...]:
+    """``pages`` with those of ``line_pages`` in the order of their score plus ``weight``
+    (``LINE_WEIGHT``) times the score of their best line as a quote (``lines``, by document
+    id and page: ``extractive.best_lines``), each in one of the places they held; their
+    scores stay the page ranker's.
+
+    The ranker reads a page as a whole, and a page that covers the question's topic all
+    over can outrank the page whose one line or table row answers it (a question about one
+    code: the page about reporting codes in general, against the table's row for that
+    code). Which manual answers stays the ranker's to say: a line is weighed against the
+    lines of its own manual, and no page of another manual moves."""
+    weight = LINE_WEIGHT if weight is None else weight
+    mine = line_pages(pages)
+    if len(mine) < 2:
+        return tuple(pages)
+    places = [i for i, p in enumerate(pages[:LINE_PAGES]) if p.document_id == mine[0].document_id]
+    ordered = sorted(
+        mine, key=lambda p: -(p.score + weight * lines.get((p.document_id, p.page), 0.0))
+    )
+    out = list(pages)
+    for place, page in zip(places, ordered, strict=True):
+        out[place] = page
+    return tuple(out)
 
 
 CONTEXT_PAGE_WEIGHT = 1.15

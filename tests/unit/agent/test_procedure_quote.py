@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from app.agent import extractive
+from app.agent import extractive, library_search
 from app.agent.extractive import PART_SCORE, Evidence, _cover_procedures
 from app.retrieval.query import analyse, asked_parts, asked_procedures
 from app.retrieval.text import PageHit
@@ -98,6 +98,19 @@ def test_the_procedure_quote_never_changes_the_decision(
         assert with_step.abstained == without.abstained
         assert with_step.signals == without.signals
         assert with_step.probability == without.probability
-    # ... while the installer-programming answer gains the row on getting in when it fails.
-    assert covered[0].text != bare[0].text
+    # The installer-programming answer quotes the row on getting in when it fails. Its
+    # page comes second once the first pages are ordered by their best lines too
+    # (``LibrarySearch._by_lines``), and the row is quoted either way...
     assert "Cannot enter installer programming" in covered[0].text
+    assert "Cannot enter installer programming" in bare[0].text
+    # ...in the page ranker's own order it comes third, and only the procedure's quote
+    # reaches it.
+    monkeypatch.setattr(library_search, "LINE_WEIGHT", 0.0)
+    ranked = search.search(questions[0])
+    assert (
+        "Cannot enter installer programming"
+        not in extractive.answer_from_search(ranked, search, store).text
+    )
+    monkeypatch.undo()  # the procedure's quote too
+    with_step = extractive.answer_from_search(ranked, search, store)
+    assert "Cannot enter installer programming" in with_step.text
