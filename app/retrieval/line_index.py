@@ -42,7 +42,7 @@ from app.library.store import Store, lines_from_json
 from app.library.symbols import searchable_text
 from app.retrieval.terms import line_stems, token_stems
 
-VERSION = 4
+VERSION = 5
 BATCH = 256  # chunks read, indexed and written at a time (a few hundred ms of CPU)
 
 # Separators that no stem or quantity key holds (tokens are letters, digits and .-/+;

@@ -42,6 +42,10 @@ _AC_DC = re.compile(r"^(\w+?)(?:dc|ac|DC|AC|rms|RMS|p-p|pp)$")
 # "10 ft-lb" (a pound-force times a length, written with a hyphen and the mass's symbol).
 _NEWTON_METRE = re.compile(r"^([kcm]?)N[-*]?(c?m)$")
 _POUND_LENGTH = re.compile(r"^(?:(in|ft)[-*]?lbf?s?|lbf?s?[-*]?(in|ft))$", re.IGNORECASE)
+# Frequencies as manuals printed them before the hertz (1960): kilocycles and megacycles per
+# second, "455 kc", "10.7 mc", "108 Mc", "20 kc/s". Pint reads the "c" as the speed of light,
+# and no manual gives a speed in multiples of it. (A capital C stays a coulomb: "5 mC".)
+_CYCLES = re.compile(r"^([kKmM])c(?:/s|ps)?$")
 # Flows by their initials: gallons, litres and cubic feet per minute.
 _PER_MINUTE = {"gpm": "gallon/minute", "lpm": "liter/minute", "cfm": "foot**3/minute"}
 _PRODUCT_DOT = re.compile(r"(?<=[A-Za-z])\.(?=[A-Za-z])")
@@ -208,7 +212,10 @@ def _parse(text: str) -> Any:
 
 
 def _printed_form(text: str) -> str:
-    """A torque or a flow as manuals print it, in pint's terms (``_NEWTON_METRE``...)."""
+    """A torque, a flow or an old frequency as manuals print it, in pint's terms
+    (``_NEWTON_METRE``, ``_CYCLES``...)."""
+    if match := _CYCLES.match(text):
+        return "kHz" if match.group(1) in "kK" else "MHz"
     if match := _NEWTON_METRE.match(text):
         return f"{match.group(1)}N*{match.group(2)}"
     if match := _POUND_LENGTH.match(text):

@@ -42,16 +42,17 @@ LINES = [
     "R5 4.7K (yellow, violet, red), R6 10 K, steps 1C and 2C",
     "Conputer faiiure",
     "Enclosure IP65 | IPX4 splash-proof",
+    "Align the IF at 10.7 mc, the dial at 108 Mc; 75kc deviation",
     "",
 ]
 # The digest of LINES' records under line_index.VERSION, and the packages it was read with.
-DIGEST = "eab049f47b7e6c088166f70a4b018921fad928c4ea038d62e972bcc305f50aa6"
+DIGEST = "ba96e05bc57da73fa481f194ff98791b6ce2f5cc71c1b429600c23707d67fff3"
 PACKAGES = {"PyStemmer": "3.1.0", "pint": "0.25.3"}
 BUMP = "raise app/retrieval/line_index.py VERSION, so that libraries store them again"
 
 
 def test_the_reading_of_lines_changes_only_with_its_version() -> None:
-    assert line_index.VERSION == 4, "VERSION raised: set DIGEST and PACKAGES anew here"
+    assert line_index.VERSION == 5, "VERSION raised: set DIGEST and PACKAGES anew here"
     installed = {name: metadata.version(name) for name in PACKAGES}
     assert installed == PACKAGES, f"the stemmer or unit registry changed: {BUMP}"
     records = "\n".join(line_index.line_record(text) for text in LINES)

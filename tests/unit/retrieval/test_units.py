@@ -262,3 +262,12 @@ def test_a_bare_c_after_a_number_is_no_charge() -> None:
     for printed in ("Steps 1C, 2C and 15C", "No. 0124 C", "charge at 0.5C", "page 12c"):
         assert quantity_keys(printed) == frozenset(), printed
     assert key("2000 mAh") == key("7 Ah") == key("1.5 mC")
+
+
+def test_kilocycles_and_megacycles_are_frequencies_not_speeds_of_light() -> None:
+    # Manuals before the hertz (1960) print "kc" and "mc"; pint reads the speed of light.
+    for printed in ("IF 10.7 mc", "108 Mc", "455 kc", "a 75kc deviation", "20 kc/s"):
+        assert key(printed) == key("60 Hz") == key("145 MHz"), printed
+    # A speed is still one, and a capital C still a coulomb.
+    assert key("25 km/h") == key("15 m/min") != key("60 Hz")
+    assert key("5 mC") == key("1.5 mC") != key("60 Hz")
