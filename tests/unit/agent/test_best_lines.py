@@ -1,6 +1,7 @@
-"""A search's first pages are ordered by their ranker score and their best line as a quote:
-the page whose one line answers the question ("code 374") can come before a page that
-covers the question's topic all over but answers nothing."""
+"""A search's first pages of the answering manual are ordered by their ranker score and their
+best line as a quote: the page whose one line answers the question ("code 374") can come
+before a page that covers the question's topic all over but answers nothing. Which manual
+answers stays the ranker's."""
 
 from __future__ import annotations
 
