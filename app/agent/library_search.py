@@ -113,12 +113,12 @@ def by_lines(
     code). Which manual answers stays the ranker's to say: a line is weighed against the
     lines of its own manual, and no page of another manual moves."""
     weight = LINE_WEIGHT if weight is None else weight
-    mine = line_pages(pages)
-    if len(mine) < 2:
+    places = [i for i, p in enumerate(pages[:LINE_PAGES]) if p.document_id == pages[0].document_id]
+    if len(places) < 2:
         return tuple(pages)
-    places = [i for i, p in enumerate(pages[:LINE_PAGES]) if p.document_id == mine[0].document_id]
     ordered = sorted(
-        mine, key=lambda p: -(p.score + weight * lines.get((p.document_id, p.page), 0.0))
+        (pages[i] for i in places),
+        key=lambda p: -(p.score + weight * lines.get((p.document_id, p.page), 0.0)),
     )
     out = list(pages)
     for place, page in zip(places, ordered, strict=True):
