@@ -42,7 +42,7 @@ class LibrarySearch(FullTextFallback):
     def search(
         self, text: str, k: int = 10, documents: Sequence[int] | None = None
     ) -> SearchResult:
-        return self._by_lines(self._with_context(self._search(text, k, documents)))
+        return self._by_lines(named_first(self._with_context(self._search(text, k, documents))))
 
     def _search(self, text: str, k: int, documents: Sequence[int] | None) -> SearchResult:
         if self.all_revisions:
@@ -124,6 +124,26 @@ def by_lines(
     for place, page in zip(places, ordered, strict=True):
         out[place] = page
     return tuple(out)
+
+
+def named_first(result: SearchResult) -> SearchResult:
+    """The result with the pages of the manuals the question names (``query.products``)
+    before any other manual's, each group in its order; scores stay the ranker's.
+
+    A question that names its equipment is answered from that equipment's manuals alone
+    (``extractive.answer_manuals``): a page of another manual that shares its words says
+    nothing about the equipment asked about, however well it ranks. In a library of many
+    trades that happens ("the Hybrid's Contact ID code for an AC power failure": another
+    panel's reporting-code table ranks first), and the pages shown first should be those
+    the answer may quote."""
+    named = set(result.query.products)
+    if not named or not result.pages or result.pages[0].document_id in named:
+        return result
+    first = [p for p in result.pages if p.document_id in named]
+    if not first:
+        return result
+    pages = (*first, *(p for p in result.pages if p.document_id not in named))
+    return replace(result, pages=pages, confidence=pages[0].confidence)
 
 
 CONTEXT_PAGE_WEIGHT = 1.15
