@@ -479,7 +479,8 @@ def _asked_unit(word: str) -> str | None:
 def _named_products(text: str, names: Mapping[int, frozenset[str]]) -> list[int]:
     """Documents whose product name (or a distinctive part of it) the question mentions,
     a model code however it is written ("DYN 2", "dyn-2", "BOGP3", "uv k5": ``_written_codes``),
-    and a name's word joined to the digits of a model ("BLN012TC1" names the BLN)."""
+    a name's word joined to the digits of a model ("BLN012TC1" names the BLN), and the first
+    words of a name written as one code ("DPC240" names the "DP C240 CAN")."""
     lowered = " ".join(text.lower().replace("_", " ").split())
     written = _written_codes(lowered)
     return [
@@ -489,9 +490,19 @@ def _named_products(text: str, names: Mapping[int, frozenset[str]]) -> list[int]
             re.search(rf"(?<![\w-]){re.escape(n)}(?![\w])", lowered)
             or (is_code(n) and code_key(n) in written)
             or any(_starts_code(w, code_key(n)) for w in written)
+            or any(code_key(run) in written for run in _leading_codes(n))
             for n in found
         )
     ]
+
+
+def _leading_codes(name: str) -> list[str]:
+    """The first two words or more of a product's name that make a code ("dp c240" and
+    "dp c240 can" of "dp c240 can"; none of "hybrid security alarm system"): a technician
+    writes a name's model without its spaces ("DPC240"), as no manual of it may print."""
+    words = name.split()
+    runs = (" ".join(words[:k]) for k in range(2, len(words) + 1))
+    return [run for run in runs if is_code(run)]
 
 
 def _starts_code(code: str, name: str) -> bool:

@@ -102,3 +102,17 @@ def test_a_model_code_with_letters_after_it_names_the_product() -> None:
     names = {1: frozenset({"sdm630mct"}), 2: frozenset({"c240"})}
     assert _named_products("Just unboxed an SDM630MCTTCP: what IP address?", names) == [1]
     assert _named_products("Is a C2400 like it?", names) == [], "another number: another model"
+
+
+def test_the_first_words_of_a_name_written_as_one_code_name_the_product() -> None:
+    """A manual titled "DP C240.CAN" is asked about as the "DPC240": without the name, the
+    question reads as one about equipment no manual mentions, and is declined."""
+    from app.retrieval.query import _leading_codes, _named_products
+
+    names = {1: frozenset({"dp c240 can"}), 2: frozenset({"hybrid security alarm system"})}
+    for written in ("DPC240", "dp-c240", "DP C240", "DPC240CAN"):
+        assert _named_products(f"Which code shows the cycles on the {written}?", names) == [1]
+    assert _named_products("Is a DPC2400 like it?", names) == [], "another number: another model"
+    assert _named_products("Which code on the C 240?", names) == []
+    assert _leading_codes("dp c240 can") == ["dp c240", "dp c240 can"]
+    assert _leading_codes("hybrid security alarm system") == []
