@@ -43,7 +43,7 @@ from app.retrieval.query import (
     tokenize,
 )
 from app.retrieval.regions import is_contents_line
-from app.retrieval.terms import capitalised_words, name_runs, one_off
+from app.retrieval.terms import capitalised_words, name_runs, number_forms, one_off
 from app.retrieval.text import (
     PageHit,
     SearchResult,
@@ -225,23 +225,25 @@ def unlisted_codes(
     """The codes among a question's identifiers ("E09", "P12": letters and digits in one
     word, not a value with its unit) that no manual of ``printed`` (what each prints,
     ``TextSearch.printed``) prints, while one of them prints another code of the same
-    form: the same letters with as many digits ("E04", "E10"). A manual whose error
-    table skips E09 does not say what E09 means, however well its other words match the
+    form: the same letters with as many digits ("E04", "E10"), the number written with a
+    leading zero or without alike ("E9" is the table's "E09"). A manual whose error table
+    skips E09 does not say what E09 means, however well its other words match the
     question. A code of another form (a part number of other equipment, "TR-1640") says
     nothing of what the manual lists; nor does one a page read by OCR may have misread
     (``ocr_words`` holds a word of its length one character off: "E0S"). A question that
     also names a code the manual prints ("after board B12 was swapped it shows E05") may
     be about that one: none is declined."""
     codes = [i for i in identifiers if _CODE.fullmatch(i.lower()) and not quantity_keys(i)]
-    if any(i.lower() in words for i in codes for words in printed):
+    # A code's number may be printed with a leading zero or without ("E5" as "E05").
+    ways = {i: [i.lower(), *number_forms(i)] for i in codes}
+    if any(w in words for i in codes for w in ways[i] for words in printed):
         return ()
     out = []
     for ident in codes:
-        code = ident.lower()
-        if one_off(code, ocr_words):
+        if any(one_off(w, ocr_words) for w in ways[ident]):
             continue
-        form = re.compile(re.sub(r"\d", r"\\d", code) + r"\Z")
-        if any(form.match(w) for words in printed for w in words):
+        forms = [re.compile(re.sub(r"\d", r"\\d", w) + r"\Z") for w in ways[ident]]
+        if any(f.match(w) for f in forms for words in printed for w in words):
             out.append(ident)
     return tuple(out)
 

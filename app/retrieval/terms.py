@@ -209,7 +209,29 @@ def code_variants(code: str) -> list[str]:
     if "".join(runs) == key and 1 < len(runs) <= MAX_CODE_SPLITS + 1:
         for cuts in itertools.product((" ", ""), repeat=len(runs) - 1):
             variants.append(runs[0] + "".join(c + r for c, r in zip(cuts, runs[1:], strict=True)))
+    for padded in number_forms(code):
+        variants += [padded, re.sub(r"(?<=[a-z])(?=\d)", " ", padded)]
     return [v for v in dict.fromkeys(variants) if v]
+
+
+# A display's code: a few letters, then its number ("E5", "P12", "F03").
+_LETTERS_NUMBER = re.compile(r"([a-z]{1,3})(\d{1,3})")
+
+
+def number_forms(code: str) -> list[str]:
+    """A display code's other ways of writing its number, as index tokens: with a leading
+    zero or without ("E5" and "E05"), as a display shows one and its manual's table prints
+    the other. Only a code of a few letters then one number ("E-05" too): in a model code
+    ("BLN012TC1") the digits are the model's, and "P0-05" is two numbers."""
+    match = _LETTERS_NUMBER.fullmatch(code_key(code))
+    if match is None or len(re.findall(r"\d+", code)) != 1:
+        return []
+    letters, number = match.groups()
+    bare = number.lstrip("0") or "0"
+    if bare == number and len(bare) > 1:
+        return []  # "E10", "FT-60": no zero to add or take away
+    forms = {bare, bare.zfill(2), bare.zfill(3)} - {number}
+    return [letters + form for form in sorted(forms, key=len)]
 
 
 # Characters OCR takes for one another (in lower case): a scan's "E0S" may be "E05", its

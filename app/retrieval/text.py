@@ -93,10 +93,11 @@ _SPLITTABLE = re.compile(r"\b[A-Za-z]{5,}\b")
 
 
 def _written_as(word: str, phrase: str) -> str:
-    """``word``'s characters, in its case, split as ``phrase`` (the index's tokens of a
-    printed form, "bln 012tc1") with hyphens: "BLN012TC1" -> "BLN-012TC1"."""
-    chars = iter(c for c in word if c.isalnum())
-    return "".join("-" if c == " " else next(chars) for c in phrase)
+    """``word``'s letters, in its case, with the digits of ``phrase`` (the index's tokens of
+    a printed form, "bln 012tc1"), split as the phrase is with hyphens: "BLN012TC1" ->
+    "BLN-012TC1", "E5" -> "E05" (its number as the manual prints it)."""
+    letters = iter(c for c in word if c.isalpha())
+    return "".join("-" if c == " " else next(letters) if c.isalpha() else c for c in phrase)
 
 
 # The rarest question words whose printed quantities the library is asked about.

@@ -39,6 +39,12 @@ def test_a_code_is_one_code_however_it_is_written() -> None:
     # Split where letters meet digits, at up to three places; longer codes as written.
     assert "bln 012tc1" in code_variants("BLN012TC1")
     assert code_variants("SGD7S-2R8A") == ["sgd7s 2r8a", "sgd7s2r8a"]
+    # A display code's number with leading zeros or without: "E5" may be printed "E05".
+    assert code_variants("E5") == ["e5", "e 5", "e05", "e 05", "e005", "e 005"]
+    assert code_variants("E-05")[2:] == ["e5", "e 5", "e005", "e 005"]
+    # Not a model's digits, nor a code of two numbers.
+    assert not any(v.endswith("01") for v in code_variants("BLN012TC1"))
+    assert code_variants("P0-05") == ["p0 05", "p005", "p 005"]
 
 
 def test_a_scan_may_misread_a_code_only_as_a_lookalike() -> None:

@@ -30,7 +30,10 @@ NOTES = {
     [
         (("E04",), ("E04",)),  # E01-E03 and E05 are listed, E04 is not
         (("E03",), ()),  # listed
-        (("E004",), ()),  # no listed code has three digits
+        (("E4",), ("E4",)),  # the table's E04, written without its leading zero
+        (("E004",), ("E004",)),  # and with one more
+        (("E5",), ()),  # the table's E05: listed
+        (("EA04",), ()),  # no listed code has two letters
         (("TR1640",), ()),  # a part number of other equipment: no code of its form
         (("12V",), ()),  # a value with its unit, not a code
         (("RS485", "E04"), ("E04",)),  # RS485 is not printed either, nor of a listed form
@@ -60,3 +63,14 @@ def test_the_agent_declines_a_code_its_manual_does_not_list(
     assert "No page of the manual it is about lists E04" in unlisted.text
     listed = no_llm_answer(library, tmp_path, "The heat pump shows E03. What fault is that?")
     assert not listed.abstained and "high pressure switch" in listed.text
+
+
+def test_a_code_written_without_its_leading_zero_is_the_tables(
+    library: Library, tmp_path: Path
+) -> None:
+    """A display shows "E5" where its manual's table prints "E05": the same code, not
+    equipment no manual mentions."""
+    listed = no_llm_answer(library, tmp_path, "The heat pump shows E5. What fault is that?")
+    assert not listed.abstained and "low pressure switch" in listed.text
+    unlisted = no_llm_answer(library, tmp_path, "The heat pump shows E4. What fault is that?")
+    assert unlisted.abstained and "No page of the manual it is about lists E4" in unlisted.text
