@@ -954,17 +954,35 @@ def _score(
 
 def _named_codes(query: QueryAnalysis) -> set[str]:
     """The codes and numbers a question writes ("E05", "error 03", "code 10"), lower-cased:
-    a table row whose first cell is one of them is the row about it."""
+    a table row whose first cell is one of them is the row about it. A number written
+    alone, not as a value with its unit ("error 5", not "5 seconds"), is also kept as
+    "#5": it may be the number of a display code the table prints with its letters ("E05")."""
     digits = (t for t in query.terms if any(c.isdigit() for c in t))
-    return {w.lower() for w in (*query.identifiers, *digits)}
+    values = [m.span() for m, _ in printed_values(query.text)]
+    alone = (
+        m.group().lstrip("0") or "0"
+        for m in _ALONE_NUMBER.finditer(query.text)
+        if not any(a <= m.start() < b for a, b in values)
+    )
+    return {w.lower() for w in (*query.identifiers, *digits)} | {f"#{n}" for n in alone}
+
+
+# A number of one to three digits standing alone: not part of a word, a code or a decimal.
+_ALONE_NUMBER = re.compile(r"(?<![\w.,/-])\d{1,3}(?![\w]|[.,]\d)")
+# A display code: a few letters, then its number ("E05", "P12").
+_DISPLAY_CODE = re.compile(r"[a-z]{1,3}(\d{1,3})")
 
 
 def _row_about(key: str, named: set[str], asked: Sequence[frozenset[str]]) -> bool:
     """Whether a table row whose first cell is ``key`` is the row about what a question
-    names or asks: a code or number it writes (``named``: "E05", "code 10"), or all of
-    the words of one thing it asks for (``asked``: the stems of each part; "what IP address
-    and port": the rows "IP" and "Port")."""
-    if key.lower() in named:
+    names or asks: a code or number it writes (``named``: "E05", "code 10"; "error 5" for
+    the row "E05"), or all of the words of one thing it asks for (``asked``: the stems of
+    each part; "what IP address and port": the rows "IP" and "Port")."""
+    low = key.lower()
+    if low in named:
+        return True
+    code = _DISPLAY_CODE.fullmatch(low)
+    if code is not None and f"#{code.group(1).lstrip('0') or '0'}" in named:
         return True
     words = {stem(t) for t in tokenize(key)}
     return bool(words) and any(words <= part for part in asked)
