@@ -43,7 +43,13 @@ from app.retrieval.query import (
     tokenize,
 )
 from app.retrieval.regions import is_contents_line
-from app.retrieval.terms import capitalised_words, name_runs, number_forms, one_off
+from app.retrieval.terms import (
+    capitalised_words,
+    display_code,
+    name_runs,
+    number_forms,
+    one_off,
+)
 from app.retrieval.text import (
     PageHit,
     SearchResult,
@@ -969,8 +975,6 @@ def _named_codes(query: QueryAnalysis) -> set[str]:
 
 # A number of one to three digits standing alone: not part of a word, a code or a decimal.
 _ALONE_NUMBER = re.compile(r"(?<![\w.,/-])\d{1,3}(?![\w]|[.,]\d)")
-# A display code: a few letters, then its number ("E05", "P12").
-_DISPLAY_CODE = re.compile(r"[a-z]{1,3}(\d{1,3})")
 
 
 def _row_about(key: str, named: set[str], asked: Sequence[frozenset[str]]) -> bool:
@@ -978,11 +982,10 @@ def _row_about(key: str, named: set[str], asked: Sequence[frozenset[str]]) -> bo
     names or asks: a code or number it writes (``named``: "E05", "code 10"; "error 5" for
     the row "E05"), or all of the words of one thing it asks for (``asked``: the stems of
     each part; "what IP address and port": the rows "IP" and "Port")."""
-    low = key.lower()
-    if low in named:
+    if key.lower() in named:
         return True
-    code = _DISPLAY_CODE.fullmatch(low)
-    if code is not None and f"#{code.group(1).lstrip('0') or '0'}" in named:
+    code = display_code(key)
+    if code is not None and f"#{code[1].lstrip('0') or '0'}" in named:
         return True
     words = {stem(t) for t in tokenize(key)}
     return bool(words) and any(words <= part for part in asked)

@@ -218,15 +218,24 @@ def code_variants(code: str) -> list[str]:
 _LETTERS_NUMBER = re.compile(r"([a-z]{1,3})(\d{1,3})")
 
 
+def display_code(code: str) -> tuple[str, str] | None:
+    """A display code's letters and its number as written ("E-05" -> ("e", "05")), or None
+    for any other code: in a model code ("BLN012TC1") the digits are the model's, and
+    "P0-05" is two numbers."""
+    match = _LETTERS_NUMBER.fullmatch(code_key(code))
+    if match is None or len(re.findall(r"\d+", code)) != 1:
+        return None
+    return match.group(1), match.group(2)
+
+
 def number_forms(code: str) -> list[str]:
     """A display code's other ways of writing its number, as index tokens: with a leading
     zero or without ("E5" and "E05"), as a display shows one and its manual's table prints
-    the other. Only a code of a few letters then one number ("E-05" too): in a model code
-    ("BLN012TC1") the digits are the model's, and "P0-05" is two numbers."""
-    match = _LETTERS_NUMBER.fullmatch(code_key(code))
-    if match is None or len(re.findall(r"\d+", code)) != 1:
+    the other (``display_code``)."""
+    parts = display_code(code)
+    if parts is None:
         return []
-    letters, number = match.groups()
+    letters, number = parts
     bare = number.lstrip("0") or "0"
     if bare == number and len(bare) > 1:
         return []  # "E10", "FT-60": no zero to add or take away
