@@ -318,21 +318,25 @@ def foreign_equipment(
 
 
 # A number of three digits or more standing alone: not part of a word, a code or a decimal.
-_NUMBER = re.compile(r"(?<![\w.,/*×-])\d{3,}(?![\w*×]|[.,]\d)")
+# A number standing alone: not part of a word, a code or a decimal.
+_NUMBER = re.compile(r"(?<![\w.,/*×-])\d+(?![\w*×]|[.,]\d)")
 _YEAR = re.compile(r"(?:19|20)\d\d")
 
 
-def bare_numbers(text: str) -> list[str]:
-    """The numbers of three digits or more a question writes alone: a model's number or a
-    code's ("a model 6160", "error 503"). Not a value with its unit ("500 mA"), nor a
-    year ("a 1958 tuner", "fitted in 2019"), nor one of a decimal or a code ("4.503",
-    "RS-485")."""
+def lone_numbers(text: str) -> list[str]:
+    """The numbers a text writes alone, in order: not a value with its unit ("500 mA"),
+    nor one of a decimal or a code ("4.503", "RS-485")."""
     values = [m.span() for m, _ in printed_values(text)]
-    found = [
-        m.group()
-        for m in _NUMBER.finditer(text)
-        if not _YEAR.fullmatch(m.group()) and not any(a <= m.start() < b for a, b in values)
+    return [
+        m.group() for m in _NUMBER.finditer(text) if not any(a <= m.start() < b for a, b in values)
     ]
+
+
+def bare_numbers(text: str) -> list[str]:
+    """The numbers of three digits or more a question writes alone (``lone_numbers``): a
+    model's number or a code's ("a model 6160", "error 503"). Not a year ("a 1958 tuner",
+    "fitted in 2019")."""
+    found = [n for n in lone_numbers(text) if len(n) >= 3 and not _YEAR.fullmatch(n)]
     return list(dict.fromkeys(found))
 
 
@@ -937,6 +941,7 @@ def _score(
     wants_value = bool(result.query.quantities) or bool(_WANTS_VALUE.search(result.query.text))
     wanted = set(result.query.quantities)
     named = _named_codes(result.query)
+    numbers = _display_numbers(result.query)
     asked = [frozenset(map(stem, part)) for part in result.query.parts]
     scored = []
     for unit in units:
@@ -947,7 +952,7 @@ def _score(
         ident = sum(1 for i in result.query.identifiers if i.lower().replace(" ", "") in flat)
         cos = float(np.clip(chunk_cos.get(unit.chunk_id, 0.0), 0, 1))
         score = coverage + 0.6 * cos + 0.15 * ident - 0.05 * unit.rank
-        if unit.key and _row_about(unit.key, named, asked):
+        if unit.key and _row_about(unit.key, named, asked, numbers):
             score += ROW_KEY
         if wanted and gives_quantity(unit.text, wanted):
             score += 0.3
@@ -960,32 +965,33 @@ def _score(
 
 def _named_codes(query: QueryAnalysis) -> set[str]:
     """The codes and numbers a question writes ("E05", "error 03", "code 10"), lower-cased:
-    a table row whose first cell is one of them is the row about it. A number written
-    alone, not as a value with its unit ("error 5", not "5 seconds"), is also kept as
-    "#5": it may be the number of a display code the table prints with its letters ("E05")."""
+    a table row whose first cell is one of them is the row about it."""
     digits = (t for t in query.terms if any(c.isdigit() for c in t))
-    values = [m.span() for m, _ in printed_values(query.text)]
-    alone = (
-        m.group().lstrip("0") or "0"
-        for m in _ALONE_NUMBER.finditer(query.text)
-        if not any(a <= m.start() < b for a, b in values)
-    )
-    return {w.lower() for w in (*query.identifiers, *digits)} | {f"#{n}" for n in alone}
+    return {w.lower() for w in (*query.identifiers, *digits)}
 
 
-# A number of one to three digits standing alone: not part of a word, a code or a decimal.
-_ALONE_NUMBER = re.compile(r"(?<![\w.,/-])\d{1,3}(?![\w]|[.,]\d)")
+def _display_numbers(query: QueryAnalysis) -> frozenset[str]:
+    """The numbers of at most three digits a question writes alone (``lone_numbers``: "error
+    5", not "5 seconds"), without leading zeros: each may be a display code's number, which
+    its table prints with the code's letters ("E05")."""
+    return frozenset(n.lstrip("0") or "0" for n in lone_numbers(query.text) if len(n) <= 3)
 
 
-def _row_about(key: str, named: set[str], asked: Sequence[frozenset[str]]) -> bool:
+def _row_about(
+    key: str,
+    named: set[str],
+    asked: Sequence[frozenset[str]],
+    numbers: Collection[str] = frozenset(),
+) -> bool:
     """Whether a table row whose first cell is ``key`` is the row about what a question
-    names or asks: a code or number it writes (``named``: "E05", "code 10"; "error 5" for
-    the row "E05"), or all of the words of one thing it asks for (``asked``: the stems of
-    each part; "what IP address and port": the rows "IP" and "Port")."""
+    names or asks: a code or number it writes (``named``: "E05", "code 10"), a display
+    code whose number it writes alone (``numbers``: "error 5" for the row "E05"), or all
+    of the words of one thing it asks for (``asked``: the stems of each part; "what IP
+    address and port": the rows "IP" and "Port")."""
     if key.lower() in named:
         return True
     code = display_code(key)
-    if code is not None and f"#{code[1].lstrip('0') or '0'}" in named:
+    if code is not None and (code[1].lstrip("0") or "0") in numbers:
         return True
     words = {stem(t) for t in tokenize(key)}
     return bool(words) and any(words <= part for part in asked)

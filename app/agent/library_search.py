@@ -133,9 +133,8 @@ def named_first(result: SearchResult) -> SearchResult:
     A question that names its equipment is answered from that equipment's manuals alone
     (``extractive.answer_manuals``): a page of another manual that shares its words says
     nothing about the equipment asked about, however well it ranks. In a library of many
-    trades that happens ("the Hybrid's Contact ID code for an AC power failure": another
-    panel's reporting-code table ranks first), and the pages shown first should be those
-    the answer may quote."""
+    trades that happens (a question about one model's code: another maker's table of
+    codes ranks first), and the pages shown first should be those the answer may quote."""
     named = set(result.query.products)
     if not named or not result.pages or result.pages[0].document_id in named:
         return result

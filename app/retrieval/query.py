@@ -498,7 +498,7 @@ def _named_products(text: str, names: Mapping[int, frozenset[str]]) -> list[int]
 
 def _leading_codes(name: str) -> list[str]:
     """The first two words or more of a product's name that make a code ("dp c240" and
-    "dp c240 can" of "dp c240 can"; none of "hybrid security alarm system"): a technician
+    "dp c240 can" of "dp c240 can"; none of a name without digits): a technician
     writes a name's model without its spaces ("DPC240"), as no manual of it may print."""
     words = name.split()
     runs = (" ".join(words[:k]) for k in range(2, len(words) + 1))

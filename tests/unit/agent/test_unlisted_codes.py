@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app.agent.extractive import _named_codes, _row_about, unlisted_codes
+from app.agent.extractive import _display_numbers, _row_about, unlisted_codes
 from app.library.library import Library
 from app.retrieval.query import analyse
 from tests.helpers.agents import no_llm_answer, note_library_fixture
@@ -80,9 +80,8 @@ def test_a_code_written_without_its_leading_zero_is_the_tables(
 def test_only_a_number_written_alone_names_a_display_codes_row() -> None:
     """A number written alone ("error 5") names the table's row "E05": its number, the
     letters left out. A value with its unit names no row."""
-    named = _named_codes(analyse("After error 05 it waits 3 minutes, 12V on pin 7", []))
-    assert {"#5", "#7"} <= named
-    assert "#3" not in named and "#12" not in named, "values with their units name no code"
-    assert _row_about("E05", named, []) and _row_about("P7", named, [])
-    assert not _row_about("E03", named, []) and not _row_about("E12", named, [])
-    assert not _row_about("ZONE5", named, []), "a word, not a display code's letters"
+    numbers = _display_numbers(analyse("After error 05 it waits 3 minutes, 12V on pin 7", []))
+    assert numbers == {"5", "7"}, "values with their units name no code"
+    assert _row_about("E05", set(), [], numbers) and _row_about("P7", set(), [], numbers)
+    assert not _row_about("E03", set(), [], numbers) and not _row_about("E12", set(), [], numbers)
+    assert not _row_about("ZONE5", set(), [], numbers), "a word, not a display code's letters"
