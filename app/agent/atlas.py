@@ -40,6 +40,7 @@ class ManualEntry:
     topics: tuple[str, ...]
     pages: int
     names: frozenset[str] | None = None  # what names its product in a question
+    kinds: frozenset[str] = frozenset()  # what names it by its kind ("radio")
 
     @property
     def routing_hint(self) -> str:
@@ -97,7 +98,10 @@ class Atlas:
         if any(m.names is None for m in self.manuals):
             return analyse(question, documents)
         return analyse(
-            question, documents, {m.document_id: m.names or frozenset() for m in self.manuals}
+            question,
+            documents,
+            {m.document_id: m.names or frozenset() for m in self.manuals},
+            {m.document_id: m.kinds for m in self.manuals if m.kinds},
         )
 
     def titles(self, ids: Sequence[int] = ()) -> list[str]:
@@ -105,10 +109,13 @@ class Atlas:
 
 
 def build_atlas(
-    documents: Sequence[DocumentInfo], names: Mapping[int, frozenset[str]] | None = None
+    documents: Sequence[DocumentInfo],
+    names: Mapping[int, frozenset[str]] | None = None,
+    kinds: Mapping[int, frozenset[str]] | None = None,
 ) -> Atlas:
     """The Atlas of a library, from its documents' profiles; ``names`` are the product
-    names of each (``TextSearch.product_names``), else worked out from the profiles alone."""
+    names of each (``TextSearch.product_names``), else worked out from the profiles alone,
+    and ``kinds`` the words that name one by its kind (``TextSearch.kind_names``)."""
     return Atlas(
         tuple(
             ManualEntry(
@@ -120,6 +127,7 @@ def build_atlas(
                 topics=d.profile.topics,
                 pages=d.pages,
                 names=names.get(d.id, frozenset()) if names is not None else None,
+                kinds=(kinds or {}).get(d.id, frozenset()),
             )
             for d in documents
         )

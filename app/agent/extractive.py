@@ -274,11 +274,13 @@ def foreign_equipment(
     tools ("a Fluke meter" reads as other equipment). A number of three digits or more
     that no manual prints (``bare_numbers``: "a model 6160", "error 503") names what no
     manual lists; one a manual prints keeps nothing in. A question that also names a
-    product of the library, or a code some manual prints, may be about that one: nothing
-    is declined. A code many manuals print (``widespread``:
-    ``TextSearch.widespread_codes``) is an interface or a standard ("an RS485-to-Ethernet
-    converter"), not equipment: it neither names the library's nor keeps a question in."""
-    if query.products:
+    product of the library by its name, or a code some manual prints, may be about that
+    one: nothing is declined. One named only by its kind (``QueryAnalysis.by_kind``: "the
+    Zenith radio" in a library of one radio's manual) may be another maker's. A code many
+    manuals print (``widespread``: ``TextSearch.widespread_codes``) is an interface or a
+    standard ("an RS485-to-Ethernet converter"), not equipment: it neither names the
+    library's nor keeps a question in."""
+    if set(query.products) - set(query.by_kind):
         return ()
     codes = [i for i in query.identifiers if is_code(i) and not _is_value(i)]
     # A model code may start in lower case ("a Schneider iEM3255"), which is no identifier:
@@ -317,7 +319,6 @@ def foreign_equipment(
     return _outermost(missing + named + tuple(unknown_names(single)))
 
 
-# A number of three digits or more standing alone: not part of a word, a code or a decimal.
 # A number standing alone: not part of a word, a code or a decimal.
 _NUMBER = re.compile(r"(?<![\w.,/*×-])\d+(?![\w*×]|[.,]\d)")
 _YEAR = re.compile(r"(?:19|20)\d\d")

@@ -115,10 +115,9 @@ class Tree:
         question = clip_question(question)
         turns = tuple(t if isinstance(t, Turn) else Turn(t[0], t[1]) for t in history or ())
         docs = searched_documents(self.resources.text_search)
-        names = self.resources.text_search.product_names(docs)
-        state = TreeData(
-            question.strip(), build_atlas(docs, names), turns, max_steps=self.max_steps
-        )
+        search = self.resources.text_search
+        atlas = build_atlas(docs, search.product_names(docs), search.kind_names(docs))
+        state = TreeData(question.strip(), atlas, turns, max_steps=self.max_steps)
         # A follow-up's searches favour the pages the last answer quoted.
         set_context_pages(self.resources.text_search, follow_up_pages(state))
         trace = TraceRecorder(state.prompt, self.mode, turns)

@@ -52,7 +52,9 @@ _AUDIENCE: dict[ManualType, str] = {
     "service": "service technicians",
     "other": "technicians",
 }
-_GENERIC = {
+# The words any manual's title may hold that say what kind of document it is, not what it is
+# about (``query.kind_names`` leaves them out too).
+MANUAL_WORDS = {
     "manual",
     "guide",
     "installation",
@@ -133,7 +135,7 @@ def _product(title: str, file_name: str, front: str, pages: Sequence[PageContent
     if codes:
         best = max(codes.items(), key=lambda kv: (kv[1], len(kv[0])))[0]
         return best
-    words = [w for w in re.findall(r"[A-Za-z0-9][\w-]*", title) if w.lower() not in _GENERIC]
+    words = [w for w in re.findall(r"[A-Za-z0-9][\w-]*", title) if w.lower() not in MANUAL_WORDS]
     return " ".join(words[:4])
 
 

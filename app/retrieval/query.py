@@ -19,6 +19,7 @@ from itertools import pairwise
 import Stemmer
 
 from app.library.models import DocumentInfo
+from app.library.profile import MANUAL_WORDS
 from app.retrieval.stopwords import STOPWORDS
 from app.retrieval.units import (
     INGRESS,
@@ -81,6 +82,10 @@ class QueryAnalysis:
     # The procedures it asks for ("how do I set the demand period"), from
     # ``asked_procedures``.
     procedures: tuple[tuple[str, ...], ...] = ()
+    # Those of ``products`` named only by the kind of thing they are ("the radio",
+    # ``kind_names``): a question may name other equipment of that kind ("a Heathkit
+    # tuner"), so they do not say the question is about the library's.
+    by_kind: tuple[int, ...] = ()
 
     @property
     def asked(self) -> tuple[str, ...]:
@@ -233,13 +238,78 @@ def product_names(
     return {doc_id: frozenset(n for n in found if n) for doc_id, found in names.items()}
 
 
+# A manual's own pages print the word that says what kind of thing its product is on this
+# many pages at least: a word of its file name they never print ("scanned") says nothing.
+KIND_PAGES = 3
+# A kind names a manual after an article or a possessive ("the radio", "this old tuner",
+# "our drive") at most this many words before it: "I want to drive the relay" names no
+# drive.
+KIND_REACH = 3
+# English articles and possessives.
+_DETERMINERS = frozenset("a an the this that these those my our your its his her their".split())
+_KIND_WORD = re.compile(r"[a-z]+(?:-[a-z]+)*")
+
+
+def kind_names(
+    documents: Sequence[DocumentInfo], pages_with: Callable[[str], Mapping[int, int]]
+) -> dict[int, frozenset[str]]:
+    """The word that says what kind of thing each manual's product is, where one does:
+    the last word of its title, or of its file name, leaving out the words that say what
+    kind of document it is (``MANUAL_WORDS``: "manual", "guide") and the words its pages
+    print on fewer than ``KIND_PAGES`` pages ("Air Source Heat Pump User Manual": "pump";
+    "TWO-WAY RADIO": "radio"; "DYN2 Series AC Servo Drive": "drive"). It names the manual
+    only when it is distinctive, as a word of a product's name is (``product_names``): in
+    no other manual's title or file name, and at least ``NAME_SHARE`` of the pages that
+    print it are its manual's. A library of two pumps' manuals names neither by "the pump".
+    """
+    sources = {d.id: (d.title, d.file_name.rsplit(".", 1)[0]) for d in documents}
+    words = {
+        doc_id: [
+            [w for w in _KIND_WORD.findall(s.lower().replace("_", " ")) if len(w) >= 3]
+            for s in both
+        ]
+        for doc_id, both in sources.items()
+    }
+    kinds: dict[int, frozenset[str]] = {}
+    for doc_id, lists in words.items():
+        others = {w for k, v in words.items() if k != doc_id for ws in v for w in ws}
+        found = set()
+        for ws in lists:
+            for word in reversed([w for w in ws if w not in MANUAL_WORDS]):
+                pages = pages_with(word)
+                own = pages.get(doc_id, 0)
+                if own < KIND_PAGES:
+                    continue
+                if word not in others and own >= NAME_SHARE * sum(pages.values()):
+                    found.add(word)
+                break
+        if found:
+            kinds[doc_id] = frozenset(found)
+    return kinds
+
+
+def _named_by_kind(text: str, kinds: Mapping[int, frozenset[str]]) -> list[int]:
+    """The manuals whose kind (``kind_names``) the question writes after an article or a
+    possessive (``KIND_REACH``)."""
+    words = _KIND_WORD.findall(text.lower())
+    found: list[int] = []
+    for i, word in enumerate(words):
+        if not _DETERMINERS.intersection(words[max(0, i - KIND_REACH) : i]):
+            continue
+        found += [d for d, names in kinds.items() if word in names and d not in found]
+    return found
+
+
 def analyse(
     text: str,
     documents: Sequence[DocumentInfo],
     names: Mapping[int, frozenset[str]] | None = None,
+    kinds: Mapping[int, frozenset[str]] | None = None,
 ) -> QueryAnalysis:
     """Terms, identifiers, asked quantities and named products of a question. ``names`` are the
-    product names of each document (``product_names``); computed here when not given."""
+    product names of each document (``product_names``); computed here when not given. A
+    question that names no product by its name may name one by its kind (``kinds``:
+    ``kind_names``; "the radio" in a library of one radio's manual)."""
     names = product_names(documents) if names is None else names
     # A degree sign before a lower-case "c" or "f" ("-15 °c", typed on a phone) is the
     # Celsius or Fahrenheit symbol: nothing else is written so.
@@ -262,6 +332,7 @@ def analyse(
         idents.append(value)
     terms = content_terms(text)
     products = _named_products(text, names)
+    by_kind = _named_by_kind(text, kinds) if kinds and not products else []
     # A code that names a product the question names ("the DYN2 drive") says which manual,
     # as the product does; it is not a code to look for on that manual's pages.
     naming = {code_key(n) for p in products for n in names.get(p, frozenset())}
@@ -271,7 +342,8 @@ def analyse(
         terms=tuple(terms),
         identifiers=tuple(idents),
         quantities=_asked_quantities(text),
-        products=tuple(products),
+        products=tuple(products or by_kind),
+        by_kind=tuple(by_kind),
         parts=tuple(tuple(p) for p in asked_parts(text)),
         procedures=tuple(tuple(p) for p in asked_procedures(text)),
     )

@@ -55,6 +55,7 @@ from app.retrieval.query import (
     fts_query,
     index_term,
     is_code,
+    kind_names,
     measure_words,
     product_names,
     stem,
@@ -184,6 +185,9 @@ class TextSearch:
         self.chunk_lexical = LexicalIndex(store, CHUNKS)
         self.page_lexical = LexicalIndex(store, PAGES)
         self._names: tuple[tuple[tuple[int, str], ...], dict[int, frozenset[str]]] | None = None
+        self._kinds: tuple[tuple[tuple[int, str, str], ...], dict[int, frozenset[str]]] | None = (
+            None
+        )
         self._ocr: tuple[tuple[int, ...], OcrVocabulary] | None = None
         self._readers: list[apsw.Connection] = []  # read-only, for the full-text queries
         self._pool: ThreadPoolExecutor | None = None
@@ -318,7 +322,8 @@ class TextSearch:
         return self._analyse(text)
 
     def _analyse(self, text: str) -> QueryAnalysis:
-        return analyse(text, self._documents, self.product_names(self._documents))
+        docs = self._documents
+        return analyse(text, docs, self.product_names(docs), self.kind_names(docs))
 
     def _refresh(self) -> None:
         """Read the document list again, and forget the terms' chunk counts, when the
@@ -361,6 +366,14 @@ class TextSearch:
         if self._names is None or self._names[0] != key:
             self._names = (key, product_names(documents, self._manual_pages_with))
         return self._names[1]
+
+    def kind_names(self, documents: Sequence[DocumentInfo]) -> dict[int, frozenset[str]]:
+        """The word that says what kind of thing each document's product is, where one
+        names it (``query.kind_names``); kept until the documents change."""
+        key = tuple((d.id, d.title, d.file_name) for d in documents)
+        if self._kinds is None or self._kinds[0] != key:
+            self._kinds = (key, kind_names(documents, self._manual_pages_with))
+        return self._kinds[1]
 
     def printed(self, doc_id: int) -> frozenset[str]:
         """What a manual prints anywhere: the stems of its words and the quantities it

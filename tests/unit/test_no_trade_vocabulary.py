@@ -84,7 +84,7 @@ ALLOWED_LISTS = {
     # What each dingbat glyph depicts, as Unicode names it ("🔔": bell; "✉": envelope).
     "GLYPH_INFO",
     # Words of any manual's title that name no product ("manual", "guide", "rev").
-    "_GENERIC",
+    "MANUAL_WORDS",
     # English prefixes and suffixes, for the inflections of a word the lexicon knows.
     "_PREFIXES",
     "_SUFFIXES",

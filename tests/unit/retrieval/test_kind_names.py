@@ -1,0 +1,109 @@
+"""A question names a manual by the kind of thing its product is ("the radio", "this
+drive") when the library holds one manual of that kind: the word its title or file name
+ends on, printed mostly by its own pages. Named so, the manual's pages come first, but a
+question about another maker's equipment of that kind is still about other equipment."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from app.agent.extractive import foreign_equipment
+from app.library.models import DocumentInfo, ManualProfile
+from app.retrieval.query import _named_by_kind, analyse, kind_names
+
+
+def _doc(doc_id: int, title: str, file_name: str, product: str = "") -> DocumentInfo:
+    return DocumentInfo(
+        id=doc_id,
+        file_name=file_name,
+        title=title,
+        pages=40,
+        ocr_pages=0,
+        sha256=str(doc_id),
+        imported_at="2026-11-29",
+        profile=ManualProfile(product=product),
+    )
+
+
+DOCS = [
+    _doc(1, "TWO-WAY RADIO", "Orbit_TR9_Two-Way_Radio_User_Manual.pdf", "TR9"),
+    _doc(2, "DX7 Series AC Servo Drive", "Kappa_DX7_Servo_Drive_Manual.pdf", "DX7MS-01E"),
+    _doc(3, "Air Source Heat Pump User Manual scanned", "Nordal_HP9_Heat_Pump.pdf", "HP9"),
+    _doc(4, "Energy Meter", "Volta_M3_Energy_Meter.pdf", "M3"),
+]
+# How many pages of each manual print a word: "meter" is printed as much by the heat
+# pump's manual (its energy meter) as by the meter's; "scanned" by no page.
+PAGES: Mapping[str, Mapping[int, int]] = {
+    "radio": {1: 12, 2: 1},
+    "drive": {2: 40, 3: 2},
+    "servo": {2: 30},
+    "pump": {3: 25, 2: 1},
+    "heat": {3: 20, 2: 6},
+    "meter": {4: 8, 3: 7},
+    "energy": {4: 9, 3: 9},
+}
+
+
+def _pages_with(word: str) -> Mapping[int, int]:
+    return PAGES.get(word, {})
+
+
+def test_the_kind_is_the_last_word_of_the_title_its_pages_print() -> None:
+    kinds = kind_names(DOCS, _pages_with)
+    assert kinds[1] == {"radio"}
+    assert kinds[2] == {"drive"}
+    assert kinds[3] == {"pump"}, "'scanned' is printed nowhere; 'heat' comes before 'pump'"
+    assert 4 not in kinds, "the heat pump's manual prints 'meter' nearly as often"
+
+
+def test_a_kind_two_manuals_title_names_neither() -> None:
+    pumps = [*DOCS, _doc(5, "Ground Source Heat Pump", "Other_Heat_Pump.pdf")]
+    assert 3 not in kind_names(pumps, lambda w: {3: 25, 5: 25} if w == "pump" else {})
+
+
+def test_a_kind_names_its_manual_after_an_article_or_a_possessive() -> None:
+    kinds = {1: frozenset({"radio"}), 2: frozenset({"drive"})}
+    assert _named_by_kind("A blue LED is lit on top of the radio.", kinds) == [1]
+    assert _named_by_kind("What fuse goes ahead of our 750 W drive?", kinds) == [2]
+    assert _named_by_kind("How long can this old servo drive's cable be?", kinds) == [2]
+    assert _named_by_kind("I want to drive a relay from the meter", kinds) == [], "a verb"
+    assert _named_by_kind("Radio silence after the reset?", kinds) == []
+
+
+def test_a_product_named_by_its_name_wins_over_a_kind() -> None:
+    names = {1: frozenset({"tr9"}), 2: frozenset({"dx7"})}
+    kinds = {1: frozenset({"radio"}), 2: frozenset({"drive"})}
+    by_name = analyse("Can the TR9 key the drive's enable input?", DOCS, names, kinds)
+    assert (by_name.products, by_name.by_kind) == ((1,), ())
+    by_kind = analyse("What does the blue LED on the radio mean?", DOCS, names, kinds)
+    assert (by_kind.products, by_kind.by_kind) == ((1,), (1,))
+    assert analyse("What does the blue LED mean?", DOCS, names, kinds).products == ()
+
+
+def test_other_equipment_of_the_kind_is_still_other_equipment() -> None:
+    """ "The Zenith radio" is of the library's radio's kind, but not the library's radio."""
+    names = {1: frozenset({"tr9"})}
+    kinds = {1: frozenset({"radio"})}
+
+    def unknown(words: Sequence[str]) -> tuple[str, ...]:
+        return tuple(w for w in words if w == "Zenith")  # neither the library nor English
+
+    def ask(text: str) -> tuple[str, ...]:
+        query = analyse(text, DOCS, names, kinds)
+        return foreign_equipment(query, tuple, unknown, unknown)
+
+    assert ask("How do I reset the Zenith radio to defaults?") == ("Zenith",)
+    assert ask("How do I reset the radio to defaults?") == ()
+    assert ask("How do I reset the TR9 to its defaults?") == ()
+
+
+def test_the_agent_routes_by_kind_as_the_search_names() -> None:
+    """The rules route a question to the manuals the search names: by kind too."""
+    from app.agent.atlas import build_atlas
+
+    names = {1: frozenset({"tr9"}), 2: frozenset({"dx7"})}
+    atlas = build_atlas(DOCS, names, {1: frozenset({"radio"}), 2: frozenset({"drive"})})
+    assert atlas.route("What does the blue LED on the radio mean?") == (1,)
+    assert atlas.route("Which fuse for this drive?") == (2,)
+    assert atlas.route("Which fuse?") == ()
+    assert build_atlas(DOCS, names).route("Which fuse for this drive?") == ()
