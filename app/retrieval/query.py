@@ -260,8 +260,11 @@ def kind_names(
     "TWO-WAY RADIO": "radio"; "DYN2 Series AC Servo Drive": "drive"). It names the manual
     only when it is distinctive, as a word of a product's name is (``product_names``): in
     no other manual's title or file name, and at least ``NAME_SHARE`` of the pages that
-    print it are its manual's. A library of two pumps' manuals names neither by "the pump".
+    print it are its manual's. A library of two pumps' manuals names neither by "the pump",
+    and one of a single manual needs no kind to tell which.
     """
+    if len(documents) < 2:
+        return {}
     sources = {d.id: (d.title, d.file_name.rsplit(".", 1)[0]) for d in documents}
     words = {
         doc_id: [

@@ -59,6 +59,7 @@ def test_the_kind_is_the_last_word_of_the_title_its_pages_print() -> None:
 def test_a_kind_two_manuals_title_names_neither() -> None:
     pumps = [*DOCS, _doc(5, "Ground Source Heat Pump", "Other_Heat_Pump.pdf")]
     assert 3 not in kind_names(pumps, lambda w: {3: 25, 5: 25} if w == "pump" else {})
+    assert kind_names(DOCS[:1], _pages_with) == {}, "one manual: nothing to tell apart"
 
 
 def test_a_kind_names_its_manual_after_an_article_or_a_possessive() -> None:
