@@ -257,7 +257,7 @@ def kind_names(
     the last word of its title, or of its file name, leaving out the words that say what
     kind of document it is (``MANUAL_WORDS``: "manual", "guide") and the words its pages
     print on fewer than ``KIND_PAGES`` pages ("Air Source Heat Pump User Manual": "pump";
-    "TWO-WAY RADIO": "radio"; "DYN2 Series AC Servo Drive": "drive"). It names the manual
+    "TWO-WAY RADIO": "radio"; "AC Servo Drive Series": "drive"). It names the manual
     only when it is distinctive, as a word of a product's name is (``product_names``): in
     no other manual's title or file name, and at least ``NAME_SHARE`` of the pages that
     print it are its manual's. A library of two pumps' manuals names neither by "the pump",
