@@ -6,10 +6,18 @@ question about another maker's equipment of that kind is still about other equip
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
-from app.agent.extractive import foreign_equipment
+import pymupdf
+
+from app.agent.extractive import answer_from_search, foreign_equipment
+from app.config import Settings
+from app.library.embedding import HashingEmbedder
+from app.library.importer import Importer, import_blocking
+from app.library.library import Library
 from app.library.models import DocumentInfo, ManualProfile
 from app.retrieval.query import _named_by_kind, analyse, kind_names
+from app.retrieval.text import TextSearch
 
 
 def _doc(doc_id: int, title: str, file_name: str, product: str = "") -> DocumentInfo:
@@ -108,3 +116,57 @@ def test_the_agent_routes_by_kind_as_the_search_names() -> None:
     assert atlas.route("Which fuse for this drive?") == (2,)
     assert atlas.route("Which fuse?") == ()
     assert build_atlas(DOCS, names).route("Which fuse for this drive?") == ()
+
+
+def _manual(path: Path, title: str, pages: list[list[str]]) -> Path:
+    """A manual of several pages: its title on the first, then each page's lines."""
+    doc = pymupdf.open()
+    for i, lines in enumerate(pages):
+        page = doc.new_page()
+        if i == 0:
+            page.insert_text((60, 80), title, fontsize=16)
+        for j, line in enumerate(lines):
+            page.insert_text((60, 120 + 18 * j), line, fontsize=10)
+    doc.save(path)
+    doc.close()
+    return path
+
+
+def test_a_library_s_radio_is_named_by_its_kind(tmp_path: Path) -> None:
+    """In a real library of a radio's manual and a drive's, "the radio" names the radio's
+    manual: its page comes first and the answer quotes it alone, though the drive's
+    manual also has a blue LED on top."""
+    radio = _manual(
+        tmp_path / "Orbit_TR9_Two-Way_Radio.pdf",
+        "TR-9 Two-Way Radio",
+        [
+            ["Charge the radio fully before its first use."],
+            ["Keep the radio dry and away from heat."],
+            ["The radio stores 16 channels.", "Top lamp: glows blue while a call comes in."],
+            ["Clean the radio with a dry cloth."],
+        ],
+    )
+    drive = _manual(
+        tmp_path / "Kappa_DX7_Servo_Drive.pdf",
+        "DX-7 Servo Drive",
+        [
+            ["Mount the drive upright in a cabinet."],
+            ["Status LED on top: blue means the drive is powered and idle, no fault."],
+            ["Wire the motor to the drive's U, V and W terminals."],
+        ],
+    )
+    library = Library.open(tmp_path / "library")
+    try:
+        importer = Importer(library, Settings(ocr_engine="none"), embedder=HashingEmbedder())
+        assert {r.status for r in import_blocking(importer, [radio, drive])} == {"imported"}
+        search = TextSearch(library.store, HashingEmbedder())
+        ids = {d.file_name: d.id for d in library.store.list_documents()}
+        result = search.search("What does the blue LED on top of the radio mean?")
+        assert result.query.by_kind == (ids[radio.name],)
+        assert result.pages[0].document_id == ids[radio.name]
+        answer = answer_from_search(result, search, library.store)
+        assert {c.document for c in answer.citations} == {radio.name}
+        other = search.search("What does the blue LED on top mean?")
+        assert other.query.products == ()
+    finally:
+        library.close()
