@@ -44,6 +44,7 @@ from app.retrieval.query import (
 )
 from app.retrieval.regions import is_contents_line
 from app.retrieval.terms import (
+    bare_number,
     capitalised_words,
     display_code,
     name_runs,
@@ -975,7 +976,7 @@ def _display_numbers(query: QueryAnalysis) -> frozenset[str]:
     """The numbers of at most three digits a question writes alone (``lone_numbers``: "error
     5", not "5 seconds"), without leading zeros: each may be a display code's number, which
     its table prints with the code's letters ("E05")."""
-    return frozenset(n.lstrip("0") or "0" for n in lone_numbers(query.text) if len(n) <= 3)
+    return frozenset(bare_number(n) for n in lone_numbers(query.text) if len(n) <= 3)
 
 
 def _row_about(
@@ -992,7 +993,7 @@ def _row_about(
     if key.lower() in named:
         return True
     code = display_code(key)
-    if code is not None and (code[1].lstrip("0") or "0") in numbers:
+    if code is not None and bare_number(code[1]) in numbers:
         return True
     words = {stem(t) for t in tokenize(key)}
     return bool(words) and any(words <= part for part in asked)

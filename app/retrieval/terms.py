@@ -228,6 +228,11 @@ def display_code(code: str) -> tuple[str, str] | None:
     return match.group(1), match.group(2)
 
 
+def bare_number(number: str) -> str:
+    """A number as written without its leading zeros ("05" -> "5", "000" -> "0")."""
+    return number.lstrip("0") or "0"
+
+
 def number_forms(code: str) -> list[str]:
     """A display code's other ways of writing its number, as index tokens: with a leading
     zero or without ("E5" and "E05"), as a display shows one and its manual's table prints
@@ -236,7 +241,7 @@ def number_forms(code: str) -> list[str]:
     if parts is None:
         return []
     letters, number = parts
-    bare = number.lstrip("0") or "0"
+    bare = bare_number(number)
     if bare == number and len(bare) > 1:
         return []  # "E10", "FT-60": no zero to add or take away
     forms = {bare, bare.zfill(2), bare.zfill(3)} - {number}
