@@ -277,7 +277,7 @@ def foreign_equipment(
     manual lists; one a manual prints keeps nothing in. A question that also names a
     product of the library by its name, or a code some manual prints, may be about that
     one: nothing is declined. One named only by its kind (``QueryAnalysis.by_kind``: "the
-    Zenith radio" in a library of one radio's manual) may be another maker's. A code many
+    Voxtra radio" in a library of one radio's manual) may be another maker's. A code many
     manuals print (``widespread``: ``TextSearch.widespread_codes``) is an interface or a
     standard ("an RS485-to-Ethernet converter"), not equipment: it neither names the
     library's nor keeps a question in."""

@@ -90,18 +90,18 @@ def test_a_product_named_by_its_name_wins_over_a_kind() -> None:
 
 
 def test_other_equipment_of_the_kind_is_still_other_equipment() -> None:
-    """ "The Zenith radio" is of the library's radio's kind, but not the library's radio."""
+    """ "The Voxtra radio" is of the library's radio's kind, but not the library's radio."""
     names = {1: frozenset({"tr9"})}
     kinds = {1: frozenset({"radio"})}
 
     def unknown(words: Sequence[str]) -> tuple[str, ...]:
-        return tuple(w for w in words if w == "Zenith")  # neither the library nor English
+        return tuple(w for w in words if w == "Voxtra")  # neither the library nor English
 
     def ask(text: str) -> tuple[str, ...]:
         query = analyse(text, DOCS, names, kinds)
         return foreign_equipment(query, tuple, unknown, unknown)
 
-    assert ask("How do I reset the Zenith radio to defaults?") == ("Zenith",)
+    assert ask("How do I reset the Voxtra radio to defaults?") == ("Voxtra",)
     assert ask("How do I reset the radio to defaults?") == ()
     assert ask("How do I reset the TR9 to its defaults?") == ()
 
