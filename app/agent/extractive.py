@@ -29,6 +29,7 @@ from app.agent.abstention import (
 )
 from app.library.chunking import filled_cells
 from app.library.models import Box, TextLine, union_box
+from app.library.profile import MANUAL_WORDS
 from app.library.store import Store
 from app.retrieval.query import (
     CODE_WORD,
@@ -734,7 +735,9 @@ def answer_weights(
     result: SearchResult, idf: dict[str, float], known: Collection[str] | None = None
 ) -> dict[str, float]:
     """Term weights for judging an answer: product names route a question but do not
-    answer it.
+    answer it. The words of a title that say what kind of document it is
+    (``MANUAL_WORDS``: "User Manual", "Installation Guide") name no product: a question's
+    "user code" or "installation" is what it asks.
 
     Nor are words no manual of the library prints (with ``known``): a technician's
     question tells its situation ("a customer's unheated garage", "a cleaner") in words
@@ -744,7 +747,7 @@ def answer_weights(
     """
     products = set()
     for hit in answer_pages(result, len(result.pages)):
-        products |= set(tokenize(f"{hit.title} {hit.file_name}"))
+        products |= set(tokenize(f"{hit.title} {hit.file_name}")) - MANUAL_WORDS
     weights = {
         t: w for t, w in idf.items() if t not in products and not _is_product_code(t, products)
     } or dict(idf)

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from app.agent.extractive import Evidence, _cover_parts, answer_pages
+from app.agent.extractive import Evidence, _cover_parts, answer_pages, answer_weights
 from app.retrieval.query import analyse
 from app.retrieval.text import PageHit, SearchResult
 
@@ -285,3 +285,14 @@ def test_what_a_manual_prints_is_read_once_while_it_is_in_the_library(
     store.db.execute("INSERT INTO scratch_write VALUES (1)")
     search.search("What voltage does the AUX+ terminal supply?")
     assert search.printed(manual) == first and reads == [manual]
+
+
+def test_a_title_names_its_product_not_what_a_user_or_installer_asks() -> None:
+    # The manual's title and file name name its product ("KX-400", "Gateway"), whose words
+    # route a question and do not answer it; "User", "Installation" and "Manual" say what
+    # kind of document it is, and a question's "user code" or "installation" is asked.
+    page = PageHit(1, "KX-400_User_Installation_Manual.pdf", "KX-400 Gateway", 3, 1, 1, (), ())
+    query = analyse("What is the default user code of the KX-400 gateway?", [])
+    idf = {"default": 1.0, "user": 2.0, "code": 1.5, "kx-400": 4.0, "gateway": 3.0}
+    weights = answer_weights(SearchResult(query, (page,), 1.0), idf)
+    assert weights == {"default": 1.0, "user": 2.0, "code": 1.5}
