@@ -377,7 +377,9 @@ def asked_parts(text: str) -> list[list[str]]:
     ("what", "which", "how" and its measure word; after "what" and "which" a copula and
     article are skipped: "what is the operating range", but "what does it do" asks for no
     named thing) and runs over content words up to the next function word, at most
-    ``MAX_ASKED_WORDS`` words; "and"/"or" start another part of it. A question with no
+    ``MAX_ASKED_WORDS`` words: the last ones of a longer noun phrase before a verb ("what
+    gas inlet working pressure should I see"), else the first; "and"/"or" start another
+    part of it. A question with no
     interrogative ("Give me the torque for the clamp screws") asks for all of its
     content words, a yes-or-no question for nothing.
     """
@@ -407,14 +409,20 @@ def asked_parts(text: str) -> list[list[str]]:
                 pass  # the "s" of "what's"
             elif token not in STOPWORDS:
                 if len(part) == MAX_ASKED_WORDS:
-                    # A long first item of a list ("the factory default user PIN, master
-                    # code and ...") is a noun phrase: its last words name the thing
-                    # ("user PIN"); the list goes on.
-                    listed = _next_listed(tokens, i)
-                    if listed < 0:
-                        break
-                    part = [*part, *tokens[i:listed]][-MAX_ASKED_WORDS:]
-                    i = listed
+                    # A long noun phrase names its thing with its last words: the first
+                    # item of a list ("the factory default user PIN, master code and
+                    # ...": "user PIN"), and the subject or object of a verb still to
+                    # come ("what gas inlet working pressure should I see": "pressure").
+                    # Content words running on to an article or a preposition end in a
+                    # verb ("how many wrong code attempts lock the keypad"): the first
+                    # words are the phrase.
+                    end = _next_listed(tokens, i)
+                    if end < 0:
+                        end = _phrase_end(tokens, i)
+                        if end >= len(tokens) or tokens[end] not in _BEFORE_VERB:
+                            break
+                    part = [*part, *tokens[i:end]][-MAX_ASKED_WORDS:]
+                    i = end
                     continue
                 part.append(token)
                 skipping = False
@@ -433,6 +441,10 @@ def asked_parts(text: str) -> list[list[str]]:
 _MODAL = ("do", "does", "did", "can", "could", "should", "would", "will", "must")
 # The verbs a question asking yes or no starts with ("Is it...", "Can I...", "Has it...").
 _YES_OR_NO = frozenset((*_MODAL, "is", "are", "was", "were", "has", "have", "may", "shall"))
+# What ends a noun phrase that a verb follows: an auxiliary, a modal or a copula ("what
+# pressure *should* I see", "which codes *does* it send"), or "and"/"or" before another
+# question ("what installer code *and* how do I enter it").
+_BEFORE_VERB = frozenset((*_YES_OR_NO, *_JOINING))
 _SENTENCE_END = re.compile(r"[.!?:;]\s+")
 
 
@@ -485,11 +497,17 @@ def measure_words(text: str) -> frozenset[str]:
     return frozenset(b for a, b in pairwise(tokens) if a == "how" and b not in STOPWORDS)
 
 
+def _phrase_end(tokens: Sequence[str], i: int) -> int:
+    """Where the run of content words from ``i`` ends."""
+    while i < len(tokens) and tokens[i] not in STOPWORDS and tokens[i] not in _ASKING:
+        i += 1
+    return i
+
+
 def _next_listed(tokens: Sequence[str], i: int) -> int:
     """Where the next item of a list of asked things starts ("and"/"or" after the content
     words from ``i``), or -1 when the phrase ends there instead."""
-    while i < len(tokens) and tokens[i] not in STOPWORDS and tokens[i] not in _ASKING:
-        i += 1
+    i = _phrase_end(tokens, i)
     joins = i + 1 < len(tokens) and tokens[i] in _JOINING and tokens[i + 1] not in STOPWORDS
     return i if joins else -1
 

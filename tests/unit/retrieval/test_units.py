@@ -210,6 +210,18 @@ def test_only_what_a_question_asks_for_names_its_quantity() -> None:
             [["default", "user", "pin"], ["master", "code"], ["guard", "code"]],
         ),
         ("Which key sends medical alarm on the keypad?", [["key", "sends", "medical"]]),
+        # A long noun phrase before the verb names its thing last ("pressure"); one run on
+        # into a verb and its object names it first ("attempts", not "lock").
+        (
+            "What gas inlet working pressure should I see at the test point?",
+            [["inlet", "working", "pressure"]],
+        ),
+        ("Which Contact ID event codes does it send?", [["id", "event", "codes"]]),
+        (
+            "What is the factory default installer code, and how do I enter it?",
+            [["default", "installer", "code"]],
+        ),
+        ("How many wrong code attempts lock the keypad?", [["wrong", "code", "attempts"]]),
     ],
 )
 def test_the_asked_for_phrase_follows_the_interrogative(
