@@ -169,7 +169,7 @@ def answer_extractively(
     "E09" is better told as missing from the E01-E10 table). ``embed`` (the library's
     embedder) measures how near in meaning the quoted lines that print a value of the
     asked quantity are to the question (``AnswerSignals.related``): the only embedding an
-    answer does, of at most ``max_quotes`` lines."""
+    answer does, of at most the lines it quotes."""
     pages = answer_pages(result, max_pages)
     if printed is not None and pages:
         manuals = {p.document_id for p in pages}
@@ -205,7 +205,10 @@ def answer_extractively(
     scored = _score(units, result, store, salient)
     measures = measure_words(result.query.text)
     chosen = _select(scored, salient, max_quotes, result.query.quantities, measures)
-    chosen = _cover_parts(chosen, scored, salient, result.query.parts, max_quotes)
+    # A question that asks for several things has a quote more for each after the first.
+    things = len(result.query.parts) + len(result.query.procedures)
+    room, kept = max_quotes + max(things - 1, 0), []
+    chosen = _cover_parts(chosen, scored, salient, result.query.parts, max_quotes, room, kept)
     evidence_text = " ".join(store.page_text(p.document_id, p.page) or "" for p in pages)
     support = _coverage(evidence_text, weights)
     signals = answer_signals(result, chosen, support, weights, embed)
@@ -217,7 +220,8 @@ def answer_extractively(
             names = tuple(_quantity_asked(result.query.terms, q) for q in result.query.quantities)
             declined = replace(declined, unrelated=tuple(dict.fromkeys(names)))
         return declined
-    chosen = _cover_procedures(chosen, scored, salient, result.query.procedures, max_quotes)
+    procedures = result.query.procedures
+    chosen = _cover_procedures(chosen, scored, salient, procedures, max_quotes, room, kept)
     chosen = _with_next(_fill(chosen, scored, max_quotes), units)
     return _compose(chosen, support, signals, probability, hedged=decided == "hedge")
 
@@ -548,16 +552,20 @@ def _cover_parts(
     weights: dict[str, float],
     parts: Sequence[Sequence[str]],
     limit: int,
+    room: int | None = None,
+    kept: list[Evidence] | None = None,
 ) -> list[Evidence]:
     """A question that asks for two things ("what fuse rating and what cable size") gets a
     quote for each: a part's key is its rarest word that some candidate quote prints, and
-    the best candidate that prints it is quoted, in place of the weakest quote when there
-    are enough. A question that asks for one thing gets such a quote only when none of
-    the chosen quotes prints a value beside its key. Only a quote's own text counts: a
-    heading names a topic ("Power Cable And Signal Wire Connection"), not the value asked
-    for."""
+    the best candidate that prints it is quoted (``_quote_also``: up to ``room`` quotes,
+    then in place of the weakest). A question that asks for one thing gets such a quote
+    only when none of the chosen quotes prints a value beside its key. Only a quote's own
+    text counts: a heading names a topic ("Power Cable And Signal Wire Connection"), not
+    the value asked for. ``kept`` collects the quotes each part is answered by."""
     if not parts or not scored:
         return chosen
+    room = limit if room is None else room
+    kept = [] if kept is None else kept
     pool = [u for u in scored[: limit * 8] if u.score >= PART_SCORE * scored[0].score]
     printed = [_stems(u.text) for u in pool]
     for part in parts:
@@ -578,8 +586,27 @@ def _cover_parts(
             if not holding:
                 continue
         extra = max(holding, key=lambda u: u.score + PART_VALUE * _prints_value(u.text))
-        if extra not in chosen:
-            chosen = [*chosen[: limit - 1], extra] if len(chosen) >= limit else [*chosen, extra]
+        chosen = _quote_also(chosen, extra, room, kept)
+    return chosen
+
+
+def _quote_also(
+    chosen: list[Evidence], extra: Evidence, room: int, kept: list[Evidence]
+) -> list[Evidence]:
+    """``chosen`` with ``extra``, quoted for one of the things a question asks for: added
+    while there are fewer than ``room`` quotes, else in place of the weakest quote that is
+    neither the best nor one quoted for another thing asked (``kept``, which ``extra``
+    joins). A question that asks for the user PIN, the master code and the installer code
+    keeps each one's line; with no quote left to give way, the thing goes without."""
+    if extra not in chosen:
+        if len(chosen) < room:
+            chosen = [*chosen, extra]
+        else:
+            spare = [i for i, u in enumerate(chosen) if i and u not in kept]
+            if not spare:
+                return chosen
+            chosen = [*chosen[: spare[-1]], *chosen[spare[-1] + 1 :], extra]
+    kept.append(extra)
     return chosen
 
 
@@ -589,16 +616,20 @@ def _cover_procedures(
     weights: dict[str, float],
     procedures: Sequence[Sequence[str]],
     limit: int,
+    room: int | None = None,
+    kept: list[Evidence] | None = None,
 ) -> list[Evidence]:
     """A question that asks how to do something ("how do I set the demand period") gets
     the quote that holds most of what the procedure acts on ("Demand Interval Time setup:
     press ... to set the demand period value"), when no chosen quote holds as much: a
     passage that only mentions the topic ("maximum demand can be measured over preset
     periods") does not say how. Only candidates scoring at least ``PART_SCORE`` of the best
-    are weighed; the new quote takes the last place when all are taken. It is added after
+    are weighed; the new quote is added as a part's is (``_quote_also``). It is added after
     the answer is decided on, so it changes no decline and no caution."""
     if not procedures or not scored:
         return chosen
+    room = limit if room is None else room
+    kept = [] if kept is None else kept
     pool = [u for u in scored[: limit * 8] if u.score >= PART_SCORE * scored[0].score]
     stems = {id(u): _stems(u.text) for u in [*pool, *chosen]}
     for procedure in procedures:
@@ -609,7 +640,7 @@ def _cover_procedures(
         best = max(pool, key=lambda u: (held[id(u)], u.score))
         if best in chosen or held[id(best)] <= max((held[id(u)] for u in chosen), default=0.0):
             continue
-        chosen = [*chosen[: limit - 1], best] if len(chosen) >= limit else [*chosen, best]
+        chosen = _quote_also(chosen, best, room, kept)
     return chosen
 
 

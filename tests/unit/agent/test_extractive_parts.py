@@ -65,6 +65,29 @@ def test_each_asked_part_gets_the_best_quote_that_prints_its_key_with_a_value() 
     assert _cover_parts([fuse, fuse2, topic], scored, weights, parts, limit=3)[-1] is cable
 
 
+def test_each_part_keeps_its_quote_when_the_quotes_are_full() -> None:
+    # Three things asked, four quotes chosen for the first: the line quoted for one part
+    # does not give way to the next part's; the weakest of the others do.
+    pin = unit("User PIN code #1 is activated with 1234 as factory default.", 1.0)
+    pin2 = unit("User PIN code #2~#10 are deactivated by factory default.", 0.9)
+    pin3 = unit("Each user can be given a name; user PIN code #1 is 1234.", 0.8)
+    pin4 = unit("User PIN codes consist of 4 digits.", 0.7)
+    master = unit("The Master Code is used to access the Programming Menu. Default 1111.", 0.6)
+    installer = unit("Enter your Installer Code. Factory default: 7982", 0.6)
+    scored = [pin, pin2, pin3, pin4, master, installer]
+    weights = {"default": 1.0, "user": 2.0, "pin": 3.0, "master": 3.5, "installer": 3.4}
+    parts = (("default", "user", "pin"), ("master", "code"), ("installer", "code"))
+    chosen = _cover_parts([pin, pin2, pin3, pin4], scored, weights, parts, limit=4)
+    assert chosen == [pin, pin2, master, installer]
+    # With room for a quote more (three things asked), the weakest gives way once.
+    kept: list[Evidence] = []
+    chosen = _cover_parts([pin, pin2, pin3, pin4], scored, weights, parts, 4, 5, kept)
+    assert chosen == [pin, pin2, pin3, master, installer]
+    assert kept == [pin, master, installer]
+    # With no quote left to give way, a part goes without.
+    assert _cover_parts([pin, master], scored, weights, parts, limit=2) == [pin, master]
+
+
 def test_one_thing_asked_gets_a_quote_with_its_value_when_none_prints_one() -> None:
     what = unit("Power supply overcurrent restart time: if a short circuit is detected", 1.0)
     report = unit("The panel reports the short circuit to the monitoring station.", 0.7)

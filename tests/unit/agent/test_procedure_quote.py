@@ -79,6 +79,18 @@ def test_the_step_that_does_it_is_quoted_beside_the_topic() -> None:
     assert _cover_procedures([INTRO], [INTRO, weak], WEIGHTS, procedure, limit=4) == [INTRO]
 
 
+def test_two_procedures_asked_keep_a_quote_each() -> None:
+    # "How do I set the demand period, and how do I set the pulse width?": the second
+    # procedure's step does not take the first one's place.
+    scored = [INTRO, SETUP, PULSE]
+    both = [("set", "demand", "period"), ("set", "pulse", "width")]
+    weights = {**WEIGHTS, "width": 1.5}
+    assert _cover_procedures([INTRO], scored, weights, both, limit=2) == [INTRO, SETUP]
+    kept: list[Evidence] = []
+    assert _cover_procedures([INTRO], scored, weights, both, 2, 3, kept) == [INTRO, SETUP, PULSE]
+    assert kept == [SETUP, PULSE]
+
+
 def test_the_procedure_quote_never_changes_the_decision(
     make_agent: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
