@@ -241,6 +241,10 @@ def product_names(
 # A manual's own pages print the word that says what kind of thing its product is on this
 # many pages at least: a word of its file name they never print ("scanned") says nothing.
 KIND_PAGES = 3
+# A kind is distinctive when its manual prints it on this many times the share of its pages
+# that any other manual does: a long manual prints any word on more pages ("radio" on 8 of
+# a 68-page alarm receiver's, against 12 of a 13-page radio's).
+KIND_DENSITY = 3.0
 # A kind names a manual after an article or a possessive ("the radio", "this old tuner",
 # "our drive") at most this many words before it: "I want to drive the relay" names no
 # drive.
@@ -258,14 +262,15 @@ def kind_names(
     kind of document it is (``MANUAL_WORDS``: "manual", "guide") and the words its pages
     print on fewer than ``KIND_PAGES`` pages ("Air Source Heat Pump User Manual": "pump";
     "TWO-WAY RADIO": "radio"; "AC Servo Drive Series": "drive"). It names the manual
-    only when it is distinctive, as a word of a product's name is (``product_names``): in
-    no other manual's title or file name, and at least ``NAME_SHARE`` of the pages that
-    print it are its manual's. A library of two pumps' manuals names neither by "the pump",
-    and one of a single manual needs no kind to tell which.
+    only when it is distinctive: in no other manual's title or file name, and printed on
+    ``KIND_DENSITY`` times the share of its manual's pages that any other manual prints
+    it on. A library of two pumps' manuals names neither by "the pump", and one of a
+    single manual needs no kind to tell which.
     """
     if len(documents) < 2:
         return {}
     sources = {d.id: (d.title, d.file_name.rsplit(".", 1)[0]) for d in documents}
+    size = {d.id: max(d.pages, 1) for d in documents}
     words = {
         doc_id: [
             [w for w in _KIND_WORD.findall(s.lower().replace("_", " ")) if len(w) >= 3]
@@ -283,7 +288,10 @@ def kind_names(
                 own = pages.get(doc_id, 0)
                 if own < KIND_PAGES:
                     continue
-                if word not in others and own >= NAME_SHARE * sum(pages.values()):
+                share = max(
+                    (n / size.get(d, n) for d, n in pages.items() if d != doc_id), default=0
+                )
+                if word not in others and own / size[doc_id] >= KIND_DENSITY * share:
                     found.add(word)
                 break
         if found:

@@ -20,12 +20,14 @@ from app.retrieval.query import _named_by_kind, analyse, kind_names
 from app.retrieval.text import TextSearch
 
 
-def _doc(doc_id: int, title: str, file_name: str, product: str = "") -> DocumentInfo:
+def _doc(
+    doc_id: int, title: str, file_name: str, product: str = "", pages: int = 40
+) -> DocumentInfo:
     return DocumentInfo(
         id=doc_id,
         file_name=file_name,
         title=title,
-        pages=40,
+        pages=pages,
         ocr_pages=0,
         sha256=str(doc_id),
         imported_at="2026-11-29",
@@ -62,6 +64,20 @@ def test_the_kind_is_the_last_word_of_the_title_its_pages_print() -> None:
     assert kinds[2] == {"drive"}
     assert kinds[3] == {"pump"}, "'scanned' is printed nowhere; 'heat' comes before 'pump'"
     assert 4 not in kinds, "the heat pump's manual prints 'meter' nearly as often"
+
+
+def test_a_kind_is_weighed_page_for_page_against_each_other_manual() -> None:
+    # A long receiver's manual prints "radio" on 9 of its 70 pages, the short radio's on 12
+    # of its 14: by pages alone the radio's manual holds only 57% of them, page for page it
+    # prints it seven times as often. A short manual printing it as often does not let it.
+    radio = _doc(1, "TWO-WAY RADIO", "Orbit_TR9_Radio.pdf", pages=14)
+    receiver = _doc(2, "Alarm Receiver", "Vanta_685_Receiver.pdf", pages=70)
+    card = _doc(3, "Line Card", "Vanta_Line_Card.pdf", pages=6)
+    assert kind_names([radio, receiver], lambda w: {1: 12, 2: 9} if w == "radio" else {}) == {
+        1: frozenset({"radio"})
+    }
+    printed = {1: 12, 2: 9, 3: 3}
+    assert 1 not in kind_names([radio, receiver, card], lambda w: printed if w == "radio" else {})
 
 
 def test_a_kind_two_manuals_title_names_neither() -> None:
