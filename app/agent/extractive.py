@@ -207,7 +207,8 @@ def answer_extractively(
     chosen = _select(scored, salient, max_quotes, result.query.quantities, measures)
     # A question that asks for several things has a quote more for each after the first.
     things = len(result.query.parts) + len(result.query.procedures)
-    room, kept = max_quotes + max(things - 1, 0), []
+    room = max_quotes + max(things - 1, 0)
+    kept: list[Evidence] = []
     chosen = _cover_parts(chosen, scored, salient, result.query.parts, max_quotes, room, kept)
     evidence_text = " ".join(store.page_text(p.document_id, p.page) or "" for p in pages)
     support = _coverage(evidence_text, weights)
