@@ -242,8 +242,8 @@ def product_names(
 # many pages at least: a word of its file name they never print ("scanned") says nothing.
 KIND_PAGES = 3
 # A kind is distinctive when its manual prints it on this many times the share of its pages
-# that any other manual does: a long manual prints any word on more pages ("radio" on 8 of
-# a 68-page alarm receiver's, against 12 of a 13-page radio's).
+# that any other manual does: a long manual prints any word on more pages ("radio" on 9 of
+# a 70-page controller's, against 12 of a 14-page radio's).
 KIND_DENSITY = 3.0
 # A kind names a manual after an article or a possessive ("the radio", "this old tuner",
 # "our drive") at most this many words before it: "I want to drive the relay" names no
@@ -386,7 +386,7 @@ def asked_parts(text: str) -> list[list[str]]:
     article are skipped: "what is the operating range", but "what does it do" asks for no
     named thing) and runs over content words up to the next function word, at most
     ``MAX_ASKED_WORDS`` words: the last ones of a longer noun phrase before a verb ("what
-    gas inlet working pressure should I see"), else the first; "and"/"or" start another
+    maximum inlet water pressure does it take"), else the first; "and"/"or" start another
     part of it. A question with no
     interrogative ("Give me the torque for the clamp screws") asks for all of its
     content words, a yes-or-no question for nothing.
@@ -420,9 +420,9 @@ def asked_parts(text: str) -> list[list[str]]:
                     # A long noun phrase names its thing with its last words: the first
                     # item of a list ("the factory default user PIN, master code and
                     # ...": "user PIN"), and the subject or object of a verb still to
-                    # come ("what gas inlet working pressure should I see": "pressure").
+                    # come ("what maximum inlet water pressure does it take": "pressure").
                     # Content words running on to an article or a preposition end in a
-                    # verb ("how many wrong code attempts lock the keypad"): the first
+                    # verb ("how many failed login attempts lock the screen"): the first
                     # words are the phrase.
                     end = _next_listed(tokens, i)
                     if end < 0:
@@ -450,8 +450,8 @@ _MODAL = ("do", "does", "did", "can", "could", "should", "would", "will", "must"
 # The verbs a question asking yes or no starts with ("Is it...", "Can I...", "Has it...").
 _YES_OR_NO = frozenset((*_MODAL, "is", "are", "was", "were", "has", "have", "may", "shall"))
 # What ends a noun phrase that a verb follows: an auxiliary, a modal or a copula ("what
-# pressure *should* I see", "which codes *does* it send"), or "and"/"or" before another
-# question ("what installer code *and* how do I enter it").
+# pressure *does* it take", "which codes *should* I expect"), or "and"/"or" before another
+# question ("what service code *and* how do I enter it").
 _BEFORE_VERB = frozenset((*_YES_OR_NO, *_JOINING))
 _SENTENCE_END = re.compile(r"[.!?:;]\s+")
 

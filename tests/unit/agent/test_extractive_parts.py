@@ -68,24 +68,24 @@ def test_each_asked_part_gets_the_best_quote_that_prints_its_key_with_a_value() 
 def test_each_part_keeps_its_quote_when_the_quotes_are_full() -> None:
     # Three things asked, four quotes chosen for the first: the line quoted for one part
     # does not give way to the next part's; the weakest of the others do.
-    pin = unit("User PIN code #1 is activated with 1234 as factory default.", 1.0)
-    pin2 = unit("User PIN code #2~#10 are deactivated by factory default.", 0.9)
-    pin3 = unit("Each user can be given a name; user PIN code #1 is 1234.", 0.8)
-    pin4 = unit("User PIN codes consist of 4 digits.", 0.7)
-    master = unit("The Master Code is used to access the Programming Menu. Default 1111.", 0.6)
-    installer = unit("Enter your Installer Code. Factory default: 7982", 0.6)
-    scored = [pin, pin2, pin3, pin4, master, installer]
-    weights = {"default": 1.0, "user": 2.0, "pin": 3.0, "master": 3.5, "installer": 3.4}
-    parts = (("default", "user", "pin"), ("master", "code"), ("installer", "code"))
-    chosen = _cover_parts([pin, pin2, pin3, pin4], scored, weights, parts, limit=4)
-    assert chosen == [pin, pin2, master, installer]
+    volt = unit("Supply voltage: 24 V DC nominal, 20 to 28 V.", 1.0)
+    volt2 = unit("The supply voltage is monitored; below 20 V the unit stops.", 0.9)
+    volt3 = unit("Check the supply voltage at terminals L+ and M.", 0.8)
+    volt4 = unit("A supply voltage outside the range raises fault F3.", 0.7)
+    fuse = unit("Fuse rating: 6.3 A slow-blow.", 0.6)
+    cable = unit("Cable size: 1.5 mm2 for runs up to 30 m.", 0.6)
+    scored = [volt, volt2, volt3, volt4, fuse, cable]
+    weights = {"supply": 1.0, "voltage": 2.0, "fuse": 3.5, "rating": 2.0, "cable": 3.4}
+    parts = (("supply", "voltage"), ("fuse", "rating"), ("cable", "size"))
+    chosen = _cover_parts([volt, volt2, volt3, volt4], scored, weights, parts, limit=4)
+    assert chosen == [volt, volt2, fuse, cable]
     # With room for a quote more (three things asked), the weakest gives way once.
     kept: list[Evidence] = []
-    chosen = _cover_parts([pin, pin2, pin3, pin4], scored, weights, parts, 4, 5, kept)
-    assert chosen == [pin, pin2, pin3, master, installer]
-    assert kept == [pin, master, installer]
+    chosen = _cover_parts([volt, volt2, volt3, volt4], scored, weights, parts, 4, 5, kept)
+    assert chosen == [volt, volt2, volt3, fuse, cable]
+    assert kept == [volt, fuse, cable]
     # With no quote left to give way, a part goes without.
-    assert _cover_parts([pin, master], scored, weights, parts, limit=2) == [pin, master]
+    assert _cover_parts([volt, fuse], scored, weights, parts, limit=2) == [volt, fuse]
 
 
 def test_one_thing_asked_gets_a_quote_with_its_value_when_none_prints_one() -> None:

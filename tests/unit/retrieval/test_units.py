@@ -213,15 +213,15 @@ def test_only_what_a_question_asks_for_names_its_quantity() -> None:
         # A long noun phrase before the verb names its thing last ("pressure"); one run on
         # into a verb and its object names it first ("attempts", not "lock").
         (
-            "What gas inlet working pressure should I see at the test point?",
-            [["inlet", "working", "pressure"]],
+            "What maximum inlet water pressure does it take at the valve?",
+            [["inlet", "water", "pressure"]],
         ),
-        ("Which Contact ID event codes does it send?", [["id", "event", "codes"]]),
+        ("Which drive fault event codes should I expect?", [["fault", "event", "codes"]]),
         (
-            "What is the factory default installer code, and how do I enter it?",
-            [["default", "installer", "code"]],
+            "What is the factory default service code, and how do I enter it?",
+            [["default", "service", "code"]],
         ),
-        ("How many wrong code attempts lock the keypad?", [["wrong", "code", "attempts"]]),
+        ("How many failed login attempts lock the screen?", [["failed", "login", "attempts"]]),
     ],
 )
 def test_the_asked_for_phrase_follows_the_interrogative(
