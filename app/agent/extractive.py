@@ -595,10 +595,11 @@ def _quote_also(
     chosen: list[Evidence], extra: Evidence, room: int, kept: list[Evidence]
 ) -> list[Evidence]:
     """``chosen`` with ``extra``, quoted for one of the things a question asks for: added
-    while there are fewer than ``room`` quotes, else in place of the weakest quote that is
-    neither the best nor one quoted for another thing asked (``kept``, which ``extra``
-    joins). A question that asks for the supply voltage, the fuse rating and the cable size
-    keeps each one's line; with no quote left to give way, the thing goes without."""
+    while there are fewer than ``room`` quotes, else in place of the last one chosen (the
+    weakest the greedy choice took) that is neither the best nor one quoted for another
+    thing asked (``kept``, which ``extra`` joins). A question that asks for the supply
+    voltage, the fuse rating and the cable size keeps each one's line; with no quote left
+    to give way, the thing goes without."""
     if extra not in chosen:
         if len(chosen) < room:
             chosen = [*chosen, extra]
