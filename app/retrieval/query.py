@@ -288,9 +288,9 @@ def kind_names(
                 own = pages.get(doc_id, 0)
                 if own < KIND_PAGES:
                     continue
-                share = max(
-                    (n / size.get(d, n) for d, n in pages.items() if d != doc_id), default=0
-                )
+                # Of the other manuals: pages of documents not listed are not counted.
+                others_share = (n / size[d] for d, n in pages.items() if d != doc_id and d in size)
+                share = max(others_share, default=0.0)
                 if word not in others and own / size[doc_id] >= KIND_DENSITY * share:
                     found.add(word)
                 break

@@ -13,7 +13,7 @@ import math
 import re
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
@@ -24,6 +24,7 @@ import numpy as np
 from app.library.embedding import Embedder
 from app.library.layout import is_contents_page, is_history_page
 from app.library.models import DocumentInfo, StoredChunk, TextLine
+from app.library.revisions import revisions
 from app.library.store import Store
 from app.library.text_queries import (
     add_vocabulary_views,
@@ -89,6 +90,10 @@ from app.retrieval.units import (
 from app.retrieval.vectors import Hit, VectorIndex
 
 _T = TypeVar("_T")
+# What names each manual in a question, by document id (``product_names``, ``kind_names``),
+# and how it is read from the documents and the pages that print a word.
+Names = dict[int, frozenset[str]]
+_Naming = Callable[[Sequence[DocumentInfo], Callable[[str], Mapping[int, int]]], Names]
 # A word that may be two run together ("microSD"): letters only, five or more.
 _SPLITTABLE = re.compile(r"\b[A-Za-z]{5,}\b")
 
@@ -184,10 +189,8 @@ class TextSearch:
         self.vectors = VectorIndex(store)
         self.chunk_lexical = LexicalIndex(store, CHUNKS)
         self.page_lexical = LexicalIndex(store, PAGES)
-        self._names: tuple[tuple[tuple[int, str], ...], dict[int, frozenset[str]]] | None = None
-        self._kinds: tuple[tuple[tuple[int, str, str], ...], dict[int, frozenset[str]]] | None = (
-            None
-        )
+        self._names: tuple[tuple[tuple[int, str], ...], Names] | None = None
+        self._kinds: tuple[tuple[tuple[int, str, str], ...], Names] | None = None
         self._ocr: tuple[tuple[int, ...], OcrVocabulary] | None = None
         self._readers: list[apsw.Connection] = []  # read-only, for the full-text queries
         self._pool: ThreadPoolExecutor | None = None
@@ -358,22 +361,49 @@ class TextSearch:
             self._total = (version, self.store.chunk_count())
         return self._total[1]
 
-    def product_names(self, documents: Sequence[DocumentInfo]) -> dict[int, frozenset[str]]:
+    def product_names(self, documents: Sequence[DocumentInfo]) -> Names:
         """Each document's product names (``query.product_names``), a word of a name
         counting only when its manual holds most of the pages that print it; kept until
         the documents change."""
         key = tuple((d.id, d.profile.product) for d in documents)
         if self._names is None or self._names[0] != key:
-            self._names = (key, product_names(documents, self._manual_pages_with))
+            self._names = (key, self._one_per_manual(documents, product_names))
         return self._names[1]
 
-    def kind_names(self, documents: Sequence[DocumentInfo]) -> dict[int, frozenset[str]]:
+    def kind_names(self, documents: Sequence[DocumentInfo]) -> Names:
         """The word that says what kind of thing each document's product is, where one
         names it (``query.kind_names``); kept until the documents change."""
         key = tuple((d.id, d.title, d.file_name) for d in documents)
         if self._kinds is None or self._kinds[0] != key:
-            self._kinds = (key, kind_names(documents, self._manual_pages_with))
+            self._kinds = (key, self._one_per_manual(documents, kind_names))
         return self._kinds[1]
+
+    def _one_per_manual(self, documents: Sequence[DocumentInfo], name: _Naming) -> Names:
+        """``name`` (``product_names``, ``kind_names``) read over one document per manual,
+        the newest revision of it among ``documents``, with only their pages counted, and
+        what it finds given to every revision. A manual's older revision prints its words
+        as much as the newest does and bears its title, but it is no other manual to tell
+        it from: counted as one, the radio's second revision would leave "the radio" and
+        "Orbit" naming nothing."""
+        of = {r.document_id: (r.manual_id, r.revision) for r in revisions(self.store)}
+        newest: dict[int, DocumentInfo] = {}
+        for doc in documents:
+            manual, revision = of.get(doc.id, (-doc.id, 0))
+            held = newest.get(manual)
+            if held is None or of.get(held.id, (manual, 0))[1] < revision:
+                newest[manual] = doc
+        ids = {d.id for d in newest.values()}
+
+        def pages_with(word: str) -> dict[int, int]:
+            return {k: n for k, n in self._manual_pages_with(word).items() if k in ids}
+
+        found = name(list(newest.values()), pages_with)
+        out = {}
+        for doc in documents:
+            head = newest[of.get(doc.id, (-doc.id, 0))[0]].id
+            if head in found:
+                out[doc.id] = found[head]
+        return out
 
     def printed(self, doc_id: int) -> frozenset[str]:
         """What a manual prints anywhere: the stems of its words and the quantities it

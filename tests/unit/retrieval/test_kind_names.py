@@ -186,3 +186,47 @@ def test_a_library_s_radio_is_named_by_its_kind(tmp_path: Path) -> None:
         assert other.query.products == ()
     finally:
         library.close()
+
+
+def test_a_manual_s_new_revision_is_still_named_by_its_kind(tmp_path: Path) -> None:
+    """A new revision of the radio's manual is not another manual of the radio's kind: "the
+    radio" still names it, and its newest revision's page comes first."""
+    lines = [
+        ["Charge the radio fully before its first use."],
+        ["Keep the radio dry and away from heat."],
+        ["The radio stores 16 channels.", "Top lamp: glows blue while a call comes in."],
+        ["Clean the radio with a dry cloth."],
+    ]
+    radio = _manual(tmp_path / "Orbit_TR9_Two-Way_Radio.pdf", "TR-9 Two-Way Radio", lines)
+    drive = _manual(
+        tmp_path / "Kappa_DX7_Servo_Drive.pdf",
+        "DX-7 Servo Drive",
+        [
+            ["Mount the drive upright in a cabinet."],
+            ["Status LED on top: blue means the drive is powered and idle, no fault."],
+            ["Wire the motor to the drive's U, V and W terminals."],
+        ],
+    )
+    (tmp_path / "new").mkdir()
+    newer = _manual(
+        tmp_path / "new" / radio.name,
+        "TR-9 Two-Way Radio",
+        [*lines, ["Radio firmware 2.0: the top lamp also blinks blue while scanning."]],
+    )
+    library = Library.open(tmp_path / "library")
+    try:
+        importer = Importer(library, Settings(ocr_engine="none"), embedder=HashingEmbedder())
+        import_blocking(importer, [radio, drive])
+        importer.on_match = "revision"
+        [result] = import_blocking(importer, [newer])
+        assert result.status == "imported" and "revision 2 of 2" in result.reason
+        search = TextSearch(library.store, HashingEmbedder())
+        kinds = search.kind_names(library.store.list_documents())
+        radios = {d.id for d in library.store.list_documents() if d.file_name != drive.name}
+        assert len(radios) == 2
+        assert {d for d, k in kinds.items() if k == {"radio"}} == radios
+        found = search.search("What does the blue LED on top of the radio mean?")
+        assert set(found.query.by_kind) == radios
+        assert found.pages[0].document_id in radios
+    finally:
+        library.close()
