@@ -387,9 +387,8 @@ def asked_parts(text: str) -> list[list[str]]:
     named thing) and runs over content words up to the next function word, at most
     ``MAX_ASKED_WORDS`` words: the last ones of a longer noun phrase before a verb ("what
     maximum inlet water pressure does it take"), else the first; "and"/"or" start another
-    part of it. A question with no
-    interrogative ("Give me the torque for the clamp screws") asks for all of its
-    content words, a yes-or-no question for nothing.
+    part of it. A question with no interrogative ("Give me the torque for the clamp
+    screws") asks for all of its content words, a yes-or-no question for nothing.
     """
     # A comma in what is asked lists things ("the user PIN, master code and installer
     # code"), as "and" does.
@@ -424,11 +423,9 @@ def asked_parts(text: str) -> list[list[str]]:
                     # Content words running on to an article or a preposition end in a
                     # verb ("how many failed login attempts lock the screen"): the first
                     # words are the phrase.
-                    end = _next_listed(tokens, i)
-                    if end < 0:
-                        end = _phrase_end(tokens, i)
-                        if end >= len(tokens) or tokens[end] not in _BEFORE_VERB:
-                            break
+                    end = _phrase_end(tokens, i)
+                    if end >= len(tokens) or tokens[end] not in _BEFORE_VERB:
+                        break
                     part = [*part, *tokens[i:end]][-MAX_ASKED_WORDS:]
                     i = end
                     continue
@@ -450,8 +447,8 @@ _MODAL = ("do", "does", "did", "can", "could", "should", "would", "will", "must"
 # The verbs a question asking yes or no starts with ("Is it...", "Can I...", "Has it...").
 _YES_OR_NO = frozenset((*_MODAL, "is", "are", "was", "were", "has", "have", "may", "shall"))
 # What ends a noun phrase that a verb follows: an auxiliary, a modal or a copula ("what
-# pressure *does* it take", "which codes *should* I expect"), or "and"/"or" before another
-# question ("what service code *and* how do I enter it").
+# pressure *does* it take", "which codes *should* I expect"), or "and"/"or", before the
+# list's next item or another question ("what service code *and* how do I enter it").
 _BEFORE_VERB = frozenset((*_YES_OR_NO, *_JOINING))
 _SENTENCE_END = re.compile(r"[.!?:;]\s+")
 
@@ -510,14 +507,6 @@ def _phrase_end(tokens: Sequence[str], i: int) -> int:
     while i < len(tokens) and tokens[i] not in STOPWORDS and tokens[i] not in _ASKING:
         i += 1
     return i
-
-
-def _next_listed(tokens: Sequence[str], i: int) -> int:
-    """Where the next item of a list of asked things starts ("and"/"or" after the content
-    words from ``i``), or -1 when the phrase ends there instead."""
-    i = _phrase_end(tokens, i)
-    joins = i + 1 < len(tokens) and tokens[i] in _JOINING and tokens[i + 1] not in STOPWORDS
-    return i if joins else -1
 
 
 def _asked_quantities(text: str) -> tuple[str, ...]:
