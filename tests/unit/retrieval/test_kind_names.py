@@ -148,22 +148,22 @@ def _manual(path: Path, title: str, pages: list[list[str]]) -> Path:
     return path
 
 
-def test_a_library_s_radio_is_named_by_its_kind(tmp_path: Path) -> None:
-    """In a real library of a radio's manual and a drive's, "the radio" names the radio's
-    manual: its page comes first and the answer quotes it alone, though the drive's
-    manual also has a blue LED on top."""
-    radio = _manual(
-        tmp_path / "Orbit_TR9_Two-Way_Radio.pdf",
-        "TR-9 Two-Way Radio",
-        [
-            ["Charge the radio fully before its first use."],
-            ["Keep the radio dry and away from heat."],
-            ["The radio stores 16 channels.", "Top lamp: glows blue while a call comes in."],
-            ["Clean the radio with a dry cloth."],
-        ],
-    )
-    drive = _manual(
-        tmp_path / "Kappa_DX7_Servo_Drive.pdf",
+RADIO_PAGES = [
+    ["Charge the radio fully before its first use."],
+    ["Keep the radio dry and away from heat."],
+    ["The radio stores 16 channels.", "Top lamp: glows blue while a call comes in."],
+    ["Clean the radio with a dry cloth."],
+]
+
+
+def _radio(folder: Path, pages: list[list[str]] = RADIO_PAGES) -> Path:
+    return _manual(folder / "Orbit_TR9_Two-Way_Radio.pdf", "TR-9 Two-Way Radio", pages)
+
+
+def _drive(folder: Path) -> Path:
+    """A drive's manual that also has a blue LED on top."""
+    return _manual(
+        folder / "Kappa_DX7_Servo_Drive.pdf",
         "DX-7 Servo Drive",
         [
             ["Mount the drive upright in a cabinet."],
@@ -171,6 +171,13 @@ def test_a_library_s_radio_is_named_by_its_kind(tmp_path: Path) -> None:
             ["Wire the motor to the drive's U, V and W terminals."],
         ],
     )
+
+
+def test_a_library_s_radio_is_named_by_its_kind(tmp_path: Path) -> None:
+    """In a real library of a radio's manual and a drive's, "the radio" names the radio's
+    manual: its page comes first and the answer quotes it alone, though the drive's
+    manual also has a blue LED on top."""
+    radio, drive = _radio(tmp_path), _drive(tmp_path)
     library = Library.open(tmp_path / "library")
     try:
         importer = Importer(library, Settings(ocr_engine="none"), embedder=HashingEmbedder())
@@ -191,27 +198,11 @@ def test_a_library_s_radio_is_named_by_its_kind(tmp_path: Path) -> None:
 def test_a_manual_s_new_revision_is_still_named_by_its_kind(tmp_path: Path) -> None:
     """A new revision of the radio's manual is not another manual of the radio's kind: "the
     radio" still names it, and its newest revision's page comes first."""
-    lines = [
-        ["Charge the radio fully before its first use."],
-        ["Keep the radio dry and away from heat."],
-        ["The radio stores 16 channels.", "Top lamp: glows blue while a call comes in."],
-        ["Clean the radio with a dry cloth."],
-    ]
-    radio = _manual(tmp_path / "Orbit_TR9_Two-Way_Radio.pdf", "TR-9 Two-Way Radio", lines)
-    drive = _manual(
-        tmp_path / "Kappa_DX7_Servo_Drive.pdf",
-        "DX-7 Servo Drive",
-        [
-            ["Mount the drive upright in a cabinet."],
-            ["Status LED on top: blue means the drive is powered and idle, no fault."],
-            ["Wire the motor to the drive's U, V and W terminals."],
-        ],
-    )
+    radio, drive = _radio(tmp_path), _drive(tmp_path)
     (tmp_path / "new").mkdir()
-    newer = _manual(
-        tmp_path / "new" / radio.name,
-        "TR-9 Two-Way Radio",
-        [*lines, ["Radio firmware 2.0: the top lamp also blinks blue while scanning."]],
+    newer = _radio(
+        tmp_path / "new",
+        [*RADIO_PAGES, ["Radio firmware 2.0: the top lamp also blinks blue while scanning."]],
     )
     library = Library.open(tmp_path / "library")
     try:
