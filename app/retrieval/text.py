@@ -386,11 +386,12 @@ class TextSearch:
         it from: counted as one, the radio's second revision would leave "the radio" and
         "Orbit" naming nothing."""
         of = {r.document_id: (r.manual_id, r.revision) for r in revisions(self.store)}
+        place = {d.id: of.get(d.id, (-d.id, 0)) for d in documents}  # (manual, revision)
         newest: dict[int, DocumentInfo] = {}
         for doc in documents:
-            manual, revision = of.get(doc.id, (-doc.id, 0))
+            manual, revision = place[doc.id]
             held = newest.get(manual)
-            if held is None or of.get(held.id, (manual, 0))[1] < revision:
+            if held is None or place[held.id][1] < revision:
                 newest[manual] = doc
         ids = {d.id for d in newest.values()}
 
@@ -400,7 +401,7 @@ class TextSearch:
         found = name(list(newest.values()), pages_with)
         out = {}
         for doc in documents:
-            head = newest[of.get(doc.id, (-doc.id, 0))[0]].id
+            head = newest[place[doc.id][0]].id
             if head in found:
                 out[doc.id] = found[head]
         return out
